@@ -81,7 +81,7 @@ def to_2d(X: Any, *, estimator_name: str) -> Any:
 
 
 def n_rows(X: Any) -> int:
-    """Number of rows of a DataFrame or 2-D array."""
+    """Return the number of rows of a DataFrame or 2-D array."""
     return int(X.shape[0])
 
 
