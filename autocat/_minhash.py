@@ -92,9 +92,9 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
     MurmurHash3 kernel. Memory is the float32 output plus one packed copy of the
     distinct strings.
 
-    Values that are not strings are encoded as ``str(value)``, so ``1`` and
-    ``"1"`` get the same features; ``bytes`` values are rejected because their
-    ``str`` (``"b'...'"``) is rarely what was meant.
+    Values that are not strings are encoded as ``str(value)``: ``1`` and ``"1"``
+    get the same features, ``1``, ``1.0`` and ``True`` do not. ``bytes`` values
+    are rejected because their ``str`` (``"b'...'"``) is rarely what was meant.
 
     References
     ----------
@@ -103,7 +103,8 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
 
     Examples
     --------
-    >>>     >>> from autocat import MinHashEncoder
+    >>> import pandas as pd
+    >>> from autocat import MinHashEncoder
     >>> df = pd.DataFrame({"title": ["Police Officer III", "police officer II",
     ...                              "Bus Operator", None]})
     >>> encoder = MinHashEncoder(n_components=4).fit(df)
