@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "check_not_empty",
     "column_values",
     "is_pandas",
     "is_polars",
@@ -71,6 +72,11 @@ def to_2d(X: Any, *, estimator_name: str) -> Any:
             f"input; got {type(X).__name__}. Pass a dense array or a DataFrame."
         )
     array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+    if array.dtype.kind == "c":
+        raise ValueError(
+            f"Complex data not supported by {estimator_name}: got an array of "
+            f"{array.dtype}. Pass real numbers or strings."
+        )
     if array.ndim != 2:
         raise ValueError(
             f"{estimator_name} expects a 2-D input (n_samples, n_columns) but got an "
@@ -78,6 +84,24 @@ def to_2d(X: Any, *, estimator_name: str) -> Any:
             "your data with array.reshape(-1, 1) if it holds a single column."
         )
     return array
+
+
+def check_not_empty(X: Any, *, estimator_name: str) -> None:
+    """Raise a ``ValueError`` if ``X`` has no row or no column.
+
+    The messages follow scikit-learn's ``check_array``.
+    """
+    n_samples, n_features = X.shape
+    if n_samples == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={tuple(X.shape)}) while a minimum "
+            f"of 1 is required by {estimator_name}."
+        )
+    if n_features == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={tuple(X.shape)}) while a minimum "
+            f"of 1 is required by {estimator_name}."
+        )
 
 
 def n_rows(X: Any) -> int:
