@@ -228,7 +228,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
                     "(e.g. df[col].fillna('missing')) or use handle_missing='zero' "
                     "or 'nan'."
                 )
-            codes = np.where(missing_code, n_distinct, codes)
+            codes[missing_code] = n_distinct
         table = np.empty((n_distinct + 1, self.n_components), dtype=np.float32)
         table[:n_distinct] = self._hash(strings)
         table[n_distinct] = np.nan if self.handle_missing == "nan" else 0.0

@@ -287,3 +287,10 @@ def test_thread_safe_transform():
         results = list(pool.map(encoder.transform, frames))
     for i, result in enumerate(results):
         np.testing.assert_array_equal(result, encoder.transform(frames[i]))
+
+
+@pytest.mark.parametrize("dtype", ["category", "str", "string[pyarrow]", object])
+def test_missing_values_in_every_string_dtype(dtype):
+    frame = pd.DataFrame({"t": pd.Series(["a", None, "b", None], dtype=dtype)})
+    out = MinHashEncoder(n_components=2, handle_missing="nan").fit_transform(frame)
+    assert np.isnan(out[[1, 3]]).all() and np.isfinite(out[[0, 2]]).all()
