@@ -515,8 +515,10 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             elif piece.table is not None:
                 codes = piece.codes
                 n_table = len(piece.table)
-                np.take(piece.table, np.where(codes < 0, n_table - 1, codes),
-                        axis=0, out=target)  # fmt: skip
+                rows = np.where(codes < 0, n_table - 1, codes)
+                # mode="clip" writes straight into the strided slice; "raise"
+                # would buffer the whole block first (rows are all valid here)
+                np.take(piece.table, rows, axis=0, out=target, mode="clip")
             elif piece.block is not None:
                 target[:] = piece.block
 
@@ -526,7 +528,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
     # ----------------------------------------------------------- reporting
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of the output features, in the order of the output columns.
+        """Get the output feature names, in the order of the output columns.
 
         Parameters
         ----------

@@ -3,3 +3,7 @@
 from autocat.datasets._employee_salaries import load_employee_salaries
 
 __all__ = ["load_employee_salaries"]
+
+for _name in __all__:
+    globals()[_name].__module__ = "autocat.datasets"
+del _name
