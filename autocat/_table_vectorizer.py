@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ __all__ = ["TableVectorizer"]
 _TRANSFORMER = HasMethods(["fit", "transform"])
 # Encoders whose output for a row depends only on that row's value: they encode
 # the distinct values of a column once and rows are gathered from that table.
+# GammaPoissonEncoder (imported lazily) is one too: see _is_row_wise.
 _ROW_WISE = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
 # Encoders whose fit depends only on the set of distinct values.
 _SET_FITTED = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
@@ -489,7 +491,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
     ) -> _Encoded:
         """Encode distinct values into a table (row-wise encoders) or every row."""
         transformer = state.transformer
-        if isinstance(transformer, _ROW_WISE):
+        if _is_row_wise(transformer):
             missing = np.asarray([np.datetime64("NaT")] if uniques.dtype.kind == "M"
                                  else [None], dtype=uniques.dtype)  # fmt: skip
             table = _dense(
@@ -584,6 +586,16 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.transformer_tags.preserves_dtype = []
         return tags
+
+
+def _is_row_wise(transformer: Any) -> bool:
+    """Return whether ``transformer`` encodes each row from its value alone."""
+    if isinstance(transformer, _ROW_WISE):
+        return True
+    gamma_poisson = sys.modules.get("autocat._gamma_poisson")
+    return gamma_poisson is not None and isinstance(
+        transformer, gamma_poisson.GammaPoissonEncoder
+    )
 
 
 def _frame(name: str, values: np.ndarray) -> pd.DataFrame:

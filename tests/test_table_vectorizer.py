@@ -180,17 +180,29 @@ def test_custom_encoders_for_every_kind():
 
 
 def test_gamma_poisson_option():
-    df = pd.DataFrame({"c": [f"value {i}" for i in range(40)]})
+    from autocat import GammaPoissonEncoder
+
+    df = pd.DataFrame({"c": [f"value {i % 45} of {i % 7}" for i in range(300)]})
     vectorizer = TableVectorizer(high_cardinality="gamma_poisson", n_components=3)
-    try:
-        import autocat._gamma_poisson  # noqa: F401
-    except ImportError:
-        with pytest.raises(ImportError, match="GammaPoissonEncoder"):
-            vectorizer.fit(df)
-        return
     out = vectorizer.fit_transform(df)
-    assert out.shape == (40, 3)
+    encoder = vectorizer.transformers_["c"]
+    assert isinstance(encoder, GammaPoissonEncoder)
+    assert encoder.get_params()["n_components"] == 3
+    assert out.shape == (300, 3)
+    # the distinct-value path gives what the encoder gives on every row
+    np.testing.assert_array_equal(out, encoder.transform(df.astype(object)))
+    assert vectorizer.input_to_outputs_["c"] == encoder.get_feature_names_out().tolist()
+    np.testing.assert_array_equal(out, vectorizer.transform(df))
     np.testing.assert_array_equal(out, clone(vectorizer).fit_transform(df))
+
+
+def test_gamma_poisson_missing_module_is_explained(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "autocat._gamma_poisson", None)
+    df = pd.DataFrame({"c": [f"value {i}" for i in range(40)]})
+    with pytest.raises(ImportError, match="high_cardinality='minhash'"):
+        TableVectorizer(high_cardinality="gamma_poisson").fit(df)
 
 
 def test_describe_is_the_plan():
