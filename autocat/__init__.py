@@ -1,11 +1,20 @@
 """autocat: learn from tables with dirty, high-cardinality string columns."""
 
+from autocat import datasets as datasets
+from autocat._datetime import DatetimeEncoder
 from autocat._gamma_poisson import GammaPoissonEncoder
 from autocat._minhash import MinHashEncoder
+from autocat._table_vectorizer import TableVectorizer
 
 __version__ = "0.1.0"
 
-__all__ = ["GammaPoissonEncoder", "MinHashEncoder", "__version__"]
+__all__ = [
+    "DatetimeEncoder",
+    "GammaPoissonEncoder",
+    "MinHashEncoder",
+    "TableVectorizer",
+    "__version__",
+]
 
 for _name in __all__[:-1]:
     globals()[_name].__module__ = "autocat"
