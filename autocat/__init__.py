@@ -1,11 +1,32 @@
 """autocat: learn from tables with dirty, high-cardinality string columns."""
 
+from autocat._auto import AutoResult, auto_fit
 from autocat._minhash import MinHashEncoder
+from autocat._persistence import load
+from autocat._recipe import Recipe
+from autocat._search_space import (
+    param_distributions,
+    param_grid,
+    suggest_pipeline,
+    suggest_vectorizer,
+)
 
 __version__ = "0.1.0"
 
-__all__ = ["MinHashEncoder", "__version__"]
+__all__ = [
+    "AutoResult",
+    "MinHashEncoder",
+    "Recipe",
+    "__version__",
+    "auto_fit",
+    "load",
+    "param_distributions",
+    "param_grid",
+    "suggest_pipeline",
+    "suggest_vectorizer",
+]
 
-for _name in __all__[:-1]:
-    globals()[_name].__module__ = "autocat"
+for _name in __all__:
+    if _name != "__version__":
+        globals()[_name].__module__ = "autocat"
 del _name
