@@ -1,6 +1,7 @@
 """autocat: learn from tables with dirty, high-cardinality string columns."""
 
 from autocat._auto import AutoResult, auto_fit
+from autocat._datetime import DatetimeEncoder
 from autocat._minhash import MinHashEncoder
 from autocat._persistence import load
 from autocat._recipe import Recipe
@@ -10,13 +11,16 @@ from autocat._search_space import (
     suggest_pipeline,
     suggest_vectorizer,
 )
+from autocat._table_vectorizer import TableVectorizer
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AutoResult",
+    "DatetimeEncoder",
     "MinHashEncoder",
     "Recipe",
+    "TableVectorizer",
     "__version__",
     "auto_fit",
     "load",
