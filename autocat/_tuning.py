@@ -39,6 +39,7 @@ __all__ = [
     "TuneOutcome",
     "leaderboard",
     "make_storage",
+    "quiet_optuna",
     "resolve_threads",
     "tune",
 ]
@@ -238,7 +239,7 @@ class TuneOutcome:
 
 
 @contextlib.contextmanager
-def _quiet_optuna() -> Iterator[None]:
+def quiet_optuna() -> Iterator[None]:
     """Silence Optuna's per-trial INFO lines; autocat logs its own."""
     previous = optuna.logging.get_verbosity()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -255,6 +256,7 @@ class _Progress:
         self, enabled: bool, n_trials: int | None, deadline: float | None
     ) -> None:
         self.deadline = deadline
+        self.count = 0
         self.bar: Any = None
         if enabled:
             from tqdm.std import tqdm
@@ -268,6 +270,7 @@ class _Progress:
             )
 
     def update(self, study: optuna.Study, trial: FrozenTrial) -> None:
+        self.count += 1
         best = _best_value(study)
         left = (
             None
@@ -447,7 +450,10 @@ class _Objective:
 
 
 def leaderboard(study: optuna.Study) -> pd.DataFrame:
-    """One row per trial of ``study``, best first.
+    """One row per ended trial of ``study``, best first.
+
+    Waiting and running trials (e.g. of other processes sharing the study) are
+    left out.
 
     Columns: ``trial``, ``state``, ``score`` (the value, or the last per-fold
     running mean of a pruned trial), ``duration_s``, the recipe parameters in
@@ -459,7 +465,8 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
     order = {TrialState.COMPLETE: 0, TrialState.PRUNED: 1}
     names = [spec.name for spec in SEARCH_SPACE]
     rows = []
-    for trial in study.get_trials(deepcopy=False):
+    ended = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
+    for trial in study.get_trials(deepcopy=False, states=ended):
         score = trial.value
         if score is None and trial.intermediate_values:
             score = trial.intermediate_values[max(trial.intermediate_values)]
@@ -580,15 +587,16 @@ def tune(
         raise ValueError("tune needs n_trials or a deadline; got neither.")
     _, parallel, xgb_threads = resolve_threads(n_jobs, n_trials)
     cache = EncodingCache() if cache is None else cache
-    study = optuna.create_study(
-        storage=make_storage(storage),
-        study_name=study_name,
-        direction="maximize",
-        load_if_exists=True,
-        sampler=optuna.samplers.TPESampler(seed=random_state),
-        pruner=pruner
-        or optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=0),
-    )
+    with quiet_optuna():
+        study = optuna.create_study(
+            storage=make_storage(storage),
+            study_name=study_name,
+            direction="maximize",
+            load_if_exists=True,
+            sampler=optuna.samplers.TPESampler(seed=random_state),
+            pruner=pruner
+            or optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=0),
+        )
     _check_study(study, fingerprint or {})
     n_folds = len(splits)
     stored_folds = study.user_attrs.get("n_folds")
@@ -636,9 +644,8 @@ def tune(
             study.stop()  # the recipe fails on this data: report why
 
     interrupted = False
-    started = len(study.trials)
     try:
-        with _quiet_optuna():
+        with quiet_optuna():
             study.optimize(
                 objective,
                 n_trials=n_trials if n_trials is not None else sys.maxsize,
@@ -658,10 +665,11 @@ def tune(
     if not done:
         if interrupted:
             raise KeyboardInterrupt
-        ran = len(study.trials) - started
+        ran = progress.count
         if objective.errors:
             raise RuntimeError(
-                f"All {ran} trial(s) failed; the first error is above."
+                f"All {len(objective.errors)} trial(s) failed; the first error is "
+                "above."
             ) from objective.errors[0]
         raise RuntimeError(
             f"No trial finished within the time budget ({ran} started); raise "
