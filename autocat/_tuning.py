@@ -130,7 +130,8 @@ class EncodingCache:
     """Encoded fold matrices, shared by trials with the same vectorizer.
 
     Encoding is deterministic given the vectorizer's parameters and the fold,
-    so trials that differ only in XGBoost's parameters reuse it. Thread-safe:
+    so trials that differ only in XGBoost's parameters reuse it. One cache serves
+    one table and one set of folds. Thread-safe:
     two trials asking for the same entry at once compute it once. Least recently
     used entries are dropped beyond ``max_bytes``.
 
@@ -145,6 +146,9 @@ class EncodingCache:
         Lookups served from the cache and encodings computed.
     encode_seconds : float
         Time spent encoding (misses only).
+    distinct : dict
+        Per fold, the number of distinct values of each string column of its
+        training part, which decides what a cardinality threshold changes.
     """
 
     def __init__(self, max_bytes: int = 2**30) -> None:
@@ -153,6 +157,8 @@ class EncodingCache:
         self.misses = 0
         self.encode_seconds = 0.0
         self._entries: OrderedDict[Any, tuple[Any, Any, float]] = OrderedDict()
+        # Per fold: distinct values of each string column of its training part.
+        self.distinct: dict[int, dict[str, int]] = {}
         self._locks: dict[Any, threading.Lock] = {}
         self._lock = threading.Lock()
 
@@ -184,6 +190,15 @@ class EncodingCache:
                 self._entries[key] = entry
                 self._evict()
             return entry
+
+    def put(self, key: Any, entry: tuple[Any, Any, float]) -> tuple[Any, Any, float]:
+        """Store an encoding computed outside :meth:`get` (counted as a miss)."""
+        with self._lock:
+            self.misses += 1
+            self.encode_seconds += entry[2]
+            self._entries.setdefault(key, entry)
+            self._evict()
+        return entry
 
     def _evict(self) -> None:
         sizes = {k: _nbytes(v[0]) + _nbytes(v[1]) for k, v in self._entries.items()}
@@ -352,11 +367,48 @@ class _Objective:
 
     # -- trial ----------------------------------------------------------------
     def encode(self, recipe: Recipe, fold: int) -> tuple[Any, Any]:
+        """Fit the recipe's vectorizer on a fold's training part, encode both."""
         train, valid = self.splits[fold]
         vectorizer = recipe.build_vectorizer()
         X_train = vectorizer.fit_transform(self.X.iloc[train], self.y[train])
         X_valid = vectorizer.transform(self.X.iloc[valid])
+        plan = vectorizer.describe()
+        text = plan["kind"].isin(["low_cardinality", "high_cardinality"])
+        distinct = dict(
+            zip(plan["column"][text], plan["n_distinct"][text], strict=True)
+        )
+        self.cache.distinct.setdefault(fold, distinct)
         return X_train, X_valid
+
+    def encoding_key(self, recipe: Recipe, fold: int) -> Any:
+        """Return what the encoding of ``fold`` depends on (None before known).
+
+        The vectorizer's plan is the same for every recipe except which string
+        columns are high-cardinality (more distinct values than the threshold):
+        thresholds that split the columns alike, and any encoder when no column is
+        high-cardinality, give the same matrices.
+        """
+        distinct = self.cache.distinct.get(fold)
+        if distinct is None:
+            return None
+        threshold = recipe.cardinality_threshold
+        high = tuple(sorted(c for c, n in distinct.items() if n > threshold))
+        encoder: tuple[Any, ...] = ()
+        if high:
+            encoder = (recipe.encoder, recipe.n_components)
+            if recipe.encoder == "gamma_poisson":
+                encoder += (recipe.gp_alpha, recipe.gp_beta)
+        return (fold, high, encoder, recipe.random_state)
+
+    def encoded(self, recipe: Recipe, fold: int) -> tuple[Any, Any, float]:
+        """Return ``(X_train, X_valid, seconds)`` of a fold, from the cache if can."""
+        key = self.encoding_key(recipe, fold)
+        if key is not None:
+            return self.cache.get(key, functools.partial(self.encode, recipe, fold))
+        start = time.perf_counter()
+        X_train, X_valid = self.encode(recipe, fold)
+        entry = (X_train, X_valid, time.perf_counter() - start)
+        return self.cache.put(self.encoding_key(recipe, fold), entry)
 
     def __call__(self, trial: optuna.Trial) -> float:
         try:
@@ -386,10 +438,7 @@ class _Objective:
             stop_at = self.tuning_deadline(study)
             if may_stop and stop_at is not None and time.monotonic() > stop_at:
                 self._stop(trial, "time_budget")
-            X_train, X_valid, encode_s = self.cache.get(
-                (recipe.vectorizer_key(), fold),
-                functools.partial(self.encode, recipe, fold),
-            )
+            X_train, X_valid, encode_s = self.encoded(recipe, fold)
             start = time.perf_counter()
             train, valid = self.splits[fold]
             callbacks = (
