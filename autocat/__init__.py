@@ -2,6 +2,7 @@
 
 from autocat._auto import AutoResult, auto_fit
 from autocat._datetime import DatetimeEncoder
+from autocat._gamma_poisson import GammaPoissonEncoder
 from autocat._minhash import MinHashEncoder
 from autocat._persistence import load
 from autocat._recipe import Recipe
@@ -18,6 +19,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AutoResult",
     "DatetimeEncoder",
+    "GammaPoissonEncoder",
     "MinHashEncoder",
     "Recipe",
     "TableVectorizer",
