@@ -7,17 +7,27 @@ receive (pandas, polars, numpy, a list of rows) without importing polars.
 from __future__ import annotations
 
 import sys
+import warnings
+from collections import Counter
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
+    "check_input_names",
+    "column_family",
     "column_values",
+    "columns_of",
+    "dtype_name",
+    "factorize",
+    "input_names",
     "is_pandas",
     "is_polars",
     "n_rows",
     "to_2d",
+    "to_datetime64",
+    "to_float",
 ]
 
 
@@ -59,6 +69,9 @@ def to_2d(X: Any, *, estimator_name: str) -> Any:
     """
     if is_pandas(X) or is_polars(X):
         return X
+    if isinstance(X, np.ndarray) and X.dtype.names is not None:
+        # a structured (record) array: named columns, read as a pandas frame
+        return pd.DataFrame(X)
     if is_series(X):
         raise ValueError(
             f"{estimator_name} expects a 2-D input (a DataFrame or a 2-D array) "
@@ -81,7 +94,7 @@ def to_2d(X: Any, *, estimator_name: str) -> Any:
 
 
 def n_rows(X: Any) -> int:
-    """Number of rows of a DataFrame or 2-D array."""
+    """Return the number of rows of a DataFrame or 2-D array."""
     return int(X.shape[0])
 
 
@@ -97,3 +110,275 @@ def column_values(X: Any, index: int) -> Any:
     if is_polars(X):
         return X.to_series(index).to_numpy()
     return X[:, index]
+
+
+def columns_of(X: Any) -> list[Any]:
+    """Return the columns of a DataFrame or 2-D array: Series or 1-D views."""
+    if is_pandas(X):
+        return [X.iloc[:, i] for i in range(X.shape[1])]
+    if is_polars(X):
+        return X.get_columns()
+    return [X[:, i] for i in range(X.shape[1])]
+
+
+def column_names(X: Any) -> list[Any] | None:
+    """Column names of a DataFrame as stored, or None for an array."""
+    if is_pandas(X) or is_polars(X):
+        return list(X.columns)
+    return None
+
+
+def _polars_family(dtype: Any) -> str:
+    import polars as pl
+
+    if dtype == pl.Boolean:
+        return "boolean"
+    if dtype.is_numeric() or isinstance(dtype, pl.Duration):
+        return "numeric"
+    if dtype == pl.Date or isinstance(dtype, pl.Datetime):
+        return "datetime"
+    if dtype == pl.Time:
+        return "time"
+    if dtype == pl.String:
+        return "string"
+    if isinstance(dtype, pl.Categorical | pl.Enum):
+        return "categorical"
+    return "object"
+
+
+def column_family(column: Any) -> str:
+    """How a column is stored, as one of ``autocat._column_kinds.FAMILIES``.
+
+    ``'string'`` is a string dtype (pandas ``str``/``string``, polars ``String``,
+    numpy unicode), ``'object'`` anything held as Python objects (possibly of
+    mixed types); durations count as ``'numeric'`` (in seconds).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from autocat._dataframe import column_family
+    >>> [column_family(pd.Series(v)) for v in ([1.5], [True], ["a"], [None])]
+    ['numeric', 'boolean', 'string', 'object']
+    """
+    if isinstance(column, np.ndarray):
+        kind = column.dtype.kind
+        if kind == "c":
+            raise ValueError("Complex data not supported; got a complex column.")
+        return {
+            "b": "boolean",
+            "i": "numeric",
+            "u": "numeric",
+            "f": "numeric",
+            "m": "numeric",
+            "M": "datetime",
+            "U": "string",
+        }.get(kind, "object")
+    if not isinstance(column, pd.Series):
+        return _polars_family(column.dtype)
+    dtype = column.dtype
+    types = pd.api.types
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "categorical"
+    if types.is_bool_dtype(dtype) and str(dtype) != "object":
+        return "boolean"
+    if types.is_datetime64_any_dtype(dtype):
+        return "datetime"
+    if types.is_complex_dtype(dtype):
+        raise ValueError(
+            f"Complex data not supported; column {column.name!r} is {dtype}."
+        )
+    if types.is_numeric_dtype(dtype) or types.is_timedelta64_dtype(dtype):
+        return "numeric"
+    if types.is_string_dtype(dtype) and str(dtype) != "object":
+        return "string"
+    return "object"
+
+
+def dtype_name(column: Any) -> str:
+    """Return the dtype of a column as text, for messages and descriptions."""
+    return str(column.dtype)
+
+
+def to_float(column: Any) -> np.ndarray:
+    """Return a numeric or boolean column as float64, missing values as NaN.
+
+    Durations become seconds.
+    """
+    if isinstance(column, np.ndarray):
+        if column.dtype.kind == "m":
+            values = column.astype("timedelta64[ns]")
+            out = values.view(np.int64) / 1e9
+            out[np.isnat(values)] = np.nan
+            return out
+        return column.astype(np.float64)
+    if isinstance(column, pd.Series):
+        if pd.api.types.is_timedelta64_dtype(column.dtype):
+            return column.dt.total_seconds().to_numpy(np.float64, na_value=np.nan)
+        return column.to_numpy(np.float64, na_value=np.nan)
+    import polars as pl
+
+    if isinstance(column.dtype, pl.Duration):
+        column = column.dt.total_nanoseconds() / 1e9
+    return column.cast(pl.Float64).to_numpy()
+
+
+def to_datetime64(column: Any) -> np.ndarray:
+    """Return a datetime, date or time column as datetime64[ns], NaT if missing.
+
+    Time-zone aware values are converted to UTC; times of day are put on
+    1970-01-01.
+    """
+    if isinstance(column, np.ndarray):
+        return column.astype("datetime64[ns]")
+    if isinstance(column, pd.Series):
+        if getattr(column.dtype, "tz", None) is not None:
+            column = column.dt.tz_convert("UTC").dt.tz_localize(None)
+        return column.to_numpy("datetime64[ns]")
+    import polars as pl
+
+    if column.dtype == pl.Time:
+        ns = column.cast(pl.Int64).fill_null(np.iinfo(np.int64).min).to_numpy()
+        return ns.view("datetime64[ns]")
+    if isinstance(column.dtype, pl.Datetime) and column.dtype.time_zone is not None:
+        column = column.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
+    return column.cast(pl.Datetime("ns")).to_numpy().astype("datetime64[ns]")
+
+
+def factorize(column: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (-1 where missing) and distinct non-missing values of a column.
+
+    Distinct values come as a 1-D numpy array: objects for strings and
+    categories (whatever the library), datetime64[ns] for datetimes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from autocat._dataframe import factorize
+    >>> codes, uniques = factorize(pd.Series(["b", None, "a", "b"]))
+    >>> codes.tolist(), uniques.tolist()
+    ([0, -1, 1, 0], ['b', 'a'])
+    """
+    family = column_family(column)
+    if family in ("datetime", "time"):
+        values: Any = to_datetime64(column)
+    elif isinstance(column, pd.Series | np.ndarray):
+        values = column
+    else:
+        import polars as pl
+
+        if family == "categorical":
+            column = column.cast(pl.String)
+        values = column.to_numpy()
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    if isinstance(uniques, pd.Index | pd.Categorical):
+        uniques = np.asarray(
+            uniques, dtype="datetime64[ns]" if uniques.dtype.kind == "M" else object
+        )
+    elif uniques.dtype.kind not in "OM":
+        uniques = uniques.astype(object)
+    return np.asarray(codes, dtype=np.intp), uniques
+
+
+def input_names(estimator: Any, X: Any, *, reset: bool) -> list[str]:
+    """Record (``reset=True``) or check the input columns; return their names.
+
+    Names are the columns' ``str``, or ``x0, x1, ...`` for arrays. At fit,
+    duplicate names are an error and ``feature_names_in_`` is set when every name
+    is a string (the scikit-learn convention). At transform, missing, unseen or
+    reordered columns raise scikit-learn's error, extended with every culprit.
+    """
+    raw = column_names(X)
+    n_columns = int(X.shape[1])
+    name = type(estimator).__name__
+    names = (
+        [f"x{i}" for i in range(n_columns)] if raw is None else [str(c) for c in raw]
+    )
+    if reset:
+        if n_columns == 0:
+            raise ValueError(
+                f"0 feature(s) (shape={tuple(X.shape)}) while a minimum of 1 is "
+                f"required by {name}."
+            )
+        duplicated = sorted(n for n, count in Counter(names).items() if count > 1)
+        if duplicated:
+            raise ValueError(
+                f"{name} needs unique column names; {duplicated} appear more than "
+                "once (after conversion to str). Rename them, e.g. "
+                "df.columns = [f'{c}_{i}' for i, c in enumerate(df.columns)]."
+            )
+        if raw is not None and all(isinstance(c, str) for c in raw):
+            estimator.feature_names_in_ = np.asarray(raw, dtype=object)
+        elif hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+        estimator.n_features_in_ = n_columns
+        estimator._input_names = names
+        estimator._fitted_on_frame = raw is not None
+        return names
+    fitted = estimator._input_names
+    if raw is not None and estimator._fitted_on_frame:
+        if names != fitted:
+            _raise_name_mismatch(name, fitted, names)
+        return names
+    if raw is not None and not estimator._fitted_on_frame:
+        warnings.warn(
+            f"X has feature names, but {name} was fitted without feature names",
+            UserWarning,
+            stacklevel=3,
+        )
+    elif raw is None and hasattr(estimator, "feature_names_in_"):
+        warnings.warn(
+            f"X does not have valid feature names, but {name} was fitted with "
+            "feature names",
+            UserWarning,
+            stacklevel=3,
+        )
+    if n_columns != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {n_columns} features, but {name} is expecting "
+            f"{estimator.n_features_in_} features as input."
+        )
+    return fitted
+
+
+def _name_list(names: list[str]) -> str:
+    shown = "".join(f"- {n}\n" for n in names[:20])
+    if len(names) > 20:
+        shown += f"- ... and {len(names) - 20} more\n"
+    return shown
+
+
+def _raise_name_mismatch(name: str, fitted: list[str], names: list[str]) -> None:
+    unseen = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+    message = "The feature names should match those that were passed during fit.\n"
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + _name_list(unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + _name_list(
+            missing
+        )
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+        fix = f"Reorder the columns: X[{fitted!r}]."
+    else:
+        fix = f"{name} was fitted on the columns {fitted}; pass exactly those."
+    raise ValueError(message + fix)
+
+
+def check_input_names(estimator: Any, input_features: Any) -> list[str]:
+    """Return the input names for ``get_feature_names_out``, validated."""
+    fitted = estimator._input_names
+    if input_features is None:
+        return list(fitted)
+    given = [str(f) for f in np.asarray(input_features, dtype=object).ravel()]
+    if len(given) != estimator.n_features_in_:
+        raise ValueError(
+            "input_features should have length equal to number of features "
+            f"({estimator.n_features_in_}), got {len(given)}"
+        )
+    if estimator._fitted_on_frame and given != fitted:
+        raise ValueError(
+            f"input_features is not equal to feature_names_in_: got {given}, "
+            f"fitted on {fitted}."
+        )
+    return given

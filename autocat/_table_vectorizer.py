@@ -1,0 +1,629 @@
+"""TableVectorizer: route every column of a table to the encoder that suits it."""
+
+from __future__ import annotations
+
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from numbers import Integral
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from joblib import effective_n_jobs
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.preprocessing import OneHotEncoder
+from sklearn.utils.validation import check_is_fitted
+
+from autocat._column_kinds import (
+    Decision,
+    decide,
+    parse_dates,
+    parse_numbers,
+    parse_times,
+    stringify,
+)
+from autocat._dataframe import (
+    check_input_names,
+    column_family,
+    columns_of,
+    dtype_name,
+    factorize,
+    input_names,
+    n_rows,
+    to_2d,
+    to_float,
+)
+from autocat._datetime import DatetimeEncoder
+from autocat._minhash import MinHashEncoder
+from autocat._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
+
+__all__ = ["TableVectorizer"]
+
+_TRANSFORMER = HasMethods(["fit", "transform"])
+# Encoders whose output for a row depends only on that row's value: they encode
+# the distinct values of a column once and rows are gathered from that table.
+_ROW_WISE = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
+# Encoders whose fit depends only on the set of distinct values.
+_SET_FITTED = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
+
+
+@dataclass
+class _Column:
+    """What fit learned about one input column (private, one per column)."""
+
+    name: str
+    dtype: str
+    family: str
+    decision: Decision
+    n_distinct: int
+    missing_share: float
+    transformer: Any = None
+    outputs: tuple[str, ...] = ()
+
+
+@dataclass
+class _Encoded:
+    """One column ready to be written: a float block, or a table and row codes."""
+
+    block: np.ndarray | None = None
+    table: np.ndarray | None = None
+    codes: np.ndarray | None = None
+    source: Any = None  # numeric passthrough: the column itself
+
+
+class TableVectorizer(TransformerMixin, BaseEstimator):
+    """Turn a table into a float32 matrix, one encoder per kind of column.
+
+    Each column gets one kind, decided on the training data and kept for
+    ``transform``:
+
+    - ``'numeric'`` and ``'boolean'``: passed through as float, missing values
+      kept as NaN (XGBoost routes them). Strings that all read as numbers
+      (``"121,511"``, ``" 3.5 "``, with ``"NA"``, ``"?"``, ``""`` as missing) are
+      numbers.
+    - ``'datetime'``: datetime columns, strings that all read as dates in one
+      format (ISO 8601, ``"09/12/1986"``, ...) and times of day (``"21:37:00"``),
+      encoded by ``datetime`` (a :class:`DatetimeEncoder`: year, month, day,
+      weekday, time parts when present, epoch seconds; times of day give their
+      parts and seconds since midnight).
+    - ``'low_cardinality'``: other strings and categoricals with at most
+      ``cardinality_threshold`` distinct values, one-hot encoded; a category not
+      seen at fit, or a missing value, gives zeros.
+    - ``'high_cardinality'``: more distinct values, encoded by
+      ``high_cardinality`` (min-hash by default).
+    - ``'dropped'``: constant columns (one value and no missing value) and
+      columns with no value at all.
+
+    :meth:`describe` shows each decision and its reason.
+
+    Parameters
+    ----------
+    cardinality_threshold : int, default=30
+        String columns with more distinct values (missing not counted) are
+        high-cardinality.
+    high_cardinality : {'minhash', 'gamma_poisson'} or transformer, default='minhash'
+        Encoder of high-cardinality columns: a :class:`MinHashEncoder` or a
+        :class:`GammaPoissonEncoder` with ``n_components``, or any transformer
+        (cloned, fitted on each column as a one-column pandas DataFrame of
+        ``str`` with ``None`` for missing values).
+    low_cardinality : 'onehot' or transformer, default='onehot'
+        Encoder of low-cardinality columns: one-hot (a dense float32
+        ``OneHotEncoder(handle_unknown='ignore')``) or any transformer, used as
+        ``high_cardinality`` is.
+    n_components : int, default=30
+        Outputs per high-cardinality column of the ``'minhash'`` and
+        ``'gamma_poisson'`` encoders.
+    datetime : transformer or None, default=None
+        Encoder of datetime columns; ``None`` means :class:`DatetimeEncoder` (with
+        ``components='time'`` and ``add_time_of_day=True`` for times of day).
+    numeric : 'passthrough' or transformer, default='passthrough'
+        Encoder of numeric and boolean columns.
+    parse_numbers : bool, default=True
+        Read string columns whose values are all numbers as numeric.
+    parse_dates : bool, default=True
+        Read string columns whose values are all dates in one format as dates.
+    parse_times : bool, default=True
+        Read string columns whose values are all times of day as times.
+    drop_constant : bool, default=True
+        Drop columns with a single value and no missing value.
+    drop_missing : bool, default=True
+        Drop columns with no value at all (otherwise: numeric, all NaN).
+    random_state : int, RandomState instance or None, default=0
+        Seed of the ``'gamma_poisson'`` encoder; the default makes the encoding
+        deterministic.
+    n_jobs : int, default=None
+        Threads that encode columns in parallel (``None`` means 1, ``-1`` all
+        cores). The output does not depend on it.
+
+    Attributes
+    ----------
+    column_kinds_ : dict of str to str
+        The kind of each input column.
+    transformers_ : dict of str to transformer or str
+        The fitted encoder of each column, ``'passthrough'`` or ``'drop'``.
+    input_to_outputs_ : dict of str to list of str
+        The output feature names each input column produced.
+    n_features_in_ : int
+        Number of columns seen in :meth:`fit`.
+    feature_names_in_ : ndarray of str of shape (n_features_in_,)
+        Column names seen in :meth:`fit`, when they are all strings.
+
+    See Also
+    --------
+    MinHashEncoder : The default encoder of high-cardinality columns.
+    GammaPoissonEncoder : The interpretable encoder of high-cardinality columns.
+    DatetimeEncoder : The encoder of datetime columns.
+
+    Notes
+    -----
+    Everything but numeric passthrough works on distinct values: each column is
+    factorised once, its distinct values are read (numbers, dates), fitted and
+    encoded, then rows are gathered into one preallocated float32 matrix. Time is
+    about ``O(n_rows x n_columns)`` for the gathers plus the encoders' cost on the
+    distinct values; memory is the output matrix plus one code array per column
+    in flight. Decisions use the training data only: at transform, strings of a
+    numeric or date column that do not read give NaN, with a warning.
+
+    Column names must be unique; non-string names are used as their ``str``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from autocat import TableVectorizer
+    >>> df = pd.DataFrame({
+    ...     "salary": ["121,511", "52,000", "73,500", "NA"],
+    ...     "hired": ["09/12/1986", "10/31/2001", "01/02/2015", "05/06/1999"],
+    ...     "gender": ["F", "M", "F", None],
+    ...     "country": ["US"] * 4,
+    ... })
+    >>> vectorizer = TableVectorizer()
+    >>> vectorizer.fit_transform(df).shape
+    (4, 8)
+    >>> vectorizer.column_kinds_
+    {'salary': 'numeric', 'hired': 'datetime', 'gender': 'low_cardinality',
+     'country': 'dropped'}
+    >>> vectorizer.input_to_outputs_["gender"]
+    ['gender_F', 'gender_M']
+    >>> print(vectorizer.describe()[["column", "kind", "n_outputs", "reason"]])
+        column             kind  n_outputs                       reason
+    0   salary          numeric          1      strings read as numbers
+    1    hired         datetime          5             dates (%m/%d/%Y)
+    2   gender  low_cardinality          2      2 distinct values <= 30
+    3  country          dropped          0  constant: single value 'US'
+    """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "cardinality_threshold": [Interval(Integral, 0, None, closed="left")],
+        "high_cardinality": [StrOptions({"minhash", "gamma_poisson"}), _TRANSFORMER],
+        "low_cardinality": [StrOptions({"onehot"}), _TRANSFORMER],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "datetime": [_TRANSFORMER, None],
+        "numeric": [StrOptions({"passthrough"}), _TRANSFORMER],
+        "parse_numbers": ["boolean"],
+        "parse_dates": ["boolean"],
+        "parse_times": ["boolean"],
+        "drop_constant": ["boolean"],
+        "drop_missing": ["boolean"],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(
+        self,
+        *,
+        cardinality_threshold: int = 30,
+        high_cardinality: str | Any = "minhash",
+        low_cardinality: str | Any = "onehot",
+        n_components: int = 30,
+        datetime: Any = None,
+        numeric: str | Any = "passthrough",
+        parse_numbers: bool = True,
+        parse_dates: bool = True,
+        parse_times: bool = True,
+        drop_constant: bool = True,
+        drop_missing: bool = True,
+        random_state: Any = 0,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.cardinality_threshold = cardinality_threshold
+        self.high_cardinality = high_cardinality
+        self.low_cardinality = low_cardinality
+        self.n_components = n_components
+        self.datetime = datetime
+        self.numeric = numeric
+        self.parse_numbers = parse_numbers
+        self.parse_dates = parse_dates
+        self.parse_times = parse_times
+        self.drop_constant = drop_constant
+        self.drop_missing = drop_missing
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ fit
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X: Any, y: Any = None) -> TableVectorizer:
+        """Decide the kind of every column and fit its encoder.
+
+        Parameters
+        ----------
+        X : dataframe or array-like of shape (n_samples, n_features)
+            A pandas or polars DataFrame, a 2-D array, or a numpy structured array.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : TableVectorizer
+            The fitted vectorizer.
+        """
+        self._fit(X)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
+        """Fit, then return the encoding of ``X``, reading every column once.
+
+        Parameters
+        ----------
+        X : dataframe or array-like of shape (n_samples, n_features)
+            The table to fit on and encode.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        ndarray of float32 of shape (n_samples, n_features_out)
+            The encoded table; see :meth:`get_feature_names_out`.
+        """
+        X, encoded = self._fit(X)
+        return self._assemble(X, encoded)
+
+    def _fit(self, X: Any) -> tuple[Any, list[_Encoded]]:
+        X = to_2d(X, estimator_name=type(self).__name__)
+        names = input_names(self, X, reset=True)
+        if n_rows(X) == 0:
+            raise ValueError(
+                f"Found array with 0 sample(s) (shape={tuple(X.shape)}) while a "
+                "minimum of 1 is required by TableVectorizer."
+            )
+        columns = columns_of(X)
+        results = self._map(self._fit_column, list(zip(names, columns, strict=True)))
+        self._columns = [state for state, _ in results]
+        self.column_kinds_ = {c.name: c.decision.kind for c in self._columns}
+        self.transformers_ = {c.name: c.transformer for c in self._columns}
+        self.input_to_outputs_ = {c.name: list(c.outputs) for c in self._columns}
+        return X, [encoded for _, encoded in results]
+
+    def _map(self, function: Any, items: list[Any]) -> list[Any]:
+        n_threads = min(effective_n_jobs(self.n_jobs), max(1, len(items)))
+        if n_threads == 1:
+            return [function(*item) for item in items]
+        with ThreadPoolExecutor(n_threads) as pool:
+            return list(pool.map(lambda item: function(*item), items))
+
+    def _fit_column(self, name: str, column: Any) -> tuple[_Column, _Encoded]:
+        family = column_family(column)
+        n = len(column)
+        if family in ("numeric", "boolean"):
+            values = to_float(column)
+            missing = np.isnan(values)
+            uniques = pd.unique(values[~missing])
+            codes = None
+        else:
+            codes, uniques = factorize(column)
+            missing = codes < 0
+        n_missing = int(missing.sum())
+        decision = decide(
+            family,
+            uniques,
+            n_missing,
+            n,
+            cardinality_threshold=self.cardinality_threshold,
+            parse_numbers=self.parse_numbers,
+            parse_dates=self.parse_dates,
+            parse_times=self.parse_times,
+            drop_constant=self.drop_constant,
+            drop_missing=self.drop_missing,
+        )
+        state = _Column(
+            name=name,
+            dtype=dtype_name(column),
+            family=family,
+            decision=decision,
+            n_distinct=len(uniques),
+            missing_share=n_missing / n if n else 0.0,
+        )
+        if decision.kind == "dropped":
+            state.transformer = "drop"
+            return state, _Encoded()
+        if codes is None:  # numeric storage
+            state.transformer = self._resolve("numeric", decision)
+            if state.transformer == "passthrough":
+                state.outputs = (name,)
+                return state, _Encoded(source=column)
+            values = values.reshape(-1, 1)
+            return state, self._fit_full(state, pd.DataFrame({name: values[:, 0]}))
+        codes, uniques = self._convert(state, codes, uniques, column)
+        transformer = self._resolve(decision.kind, decision)
+        state.transformer = transformer
+        if transformer == "passthrough":
+            state.outputs = (name,)
+            table = np.append(uniques, np.nan).astype(np.float32).reshape(-1, 1)
+            return state, _Encoded(table=table, codes=codes)
+        if isinstance(transformer, _SET_FITTED):
+            transformer.fit(_frame(name, uniques))
+        else:
+            transformer.fit(_frame(name, _gather(uniques, codes)))
+        state.outputs = _output_names(transformer, name)
+        return state, self._encode_values(state, codes, uniques)
+
+    def _fit_full(self, state: _Column, frame: pd.DataFrame) -> tuple[_Column, Any]:
+        state.transformer.fit(frame)
+        state.outputs = _output_names(state.transformer, state.name)
+        return state, _Encoded(block=_dense(state.transformer.transform(frame)))
+
+    def _resolve(self, kind: str, decision: Decision) -> Any:
+        """Return a fresh, unfitted encoder for a column of this kind."""
+        if kind in ("numeric", "boolean"):
+            option = self.numeric
+            return option if isinstance(option, str) else clone(option)
+        if kind == "datetime":
+            if self.datetime is not None:
+                return clone(self.datetime)
+            if decision.conversion == "time":
+                return DatetimeEncoder(
+                    components="time", add_weekday=False, add_epoch=False,
+                    add_time_of_day=True,
+                )  # fmt: skip
+            return DatetimeEncoder()
+        if kind == "low_cardinality":
+            if isinstance(self.low_cardinality, str):
+                return OneHotEncoder(
+                    handle_unknown="ignore", sparse_output=False, dtype=np.float32
+                )
+            return clone(self.low_cardinality)
+        option = self.high_cardinality
+        if option == "minhash":
+            return MinHashEncoder(n_components=self.n_components)
+        if option == "gamma_poisson":
+            try:
+                from autocat._gamma_poisson import GammaPoissonEncoder
+            except ImportError as error:
+                raise ImportError(
+                    "high_cardinality='gamma_poisson' needs "
+                    "autocat.GammaPoissonEncoder (autocat._gamma_poisson), which "
+                    "this installation lacks. Use "
+                    "high_cardinality='minhash' or pass an encoder instance."
+                ) from error
+            return GammaPoissonEncoder(
+                n_components=self.n_components, random_state=self.random_state
+            )
+        return clone(option)
+
+    # ------------------------------------------------------------ transform
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Encode ``X`` with the decisions and encoders learned in :meth:`fit`.
+
+        Parameters
+        ----------
+        X : dataframe or array-like of shape (n_samples, n_features)
+            The columns seen in :meth:`fit`, same names in the same order.
+
+        Returns
+        -------
+        ndarray of float32 of shape (n_samples, n_features_out)
+            The encoded table; see :meth:`get_feature_names_out`.
+        """
+        check_is_fitted(self, "column_kinds_")
+        X = to_2d(X, estimator_name=type(self).__name__)
+        input_names(self, X, reset=False)
+        columns = columns_of(X)
+        encoded = self._map(
+            self._transform_column, list(zip(self._columns, columns, strict=True))
+        )
+        return self._assemble(X, encoded)
+
+    def _transform_column(self, state: _Column, column: Any) -> _Encoded:
+        kind = state.decision.kind
+        if kind == "dropped":
+            return _Encoded()
+        family = column_family(column)
+        if kind in ("numeric", "boolean") and family in ("numeric", "boolean"):
+            if state.transformer == "passthrough":
+                return _Encoded(source=column)
+            frame = pd.DataFrame({state.name: to_float(column)})
+            return _Encoded(block=_dense(state.transformer.transform(frame)))
+        if kind in ("numeric", "boolean", "datetime") and (
+            family in ("numeric", "boolean", "datetime", "time")
+            and (kind == "datetime") != (family in ("datetime", "time"))
+        ):
+            raise TypeError(
+                f"Column {state.name!r} was {kind} at fit ({state.dtype}) but is "
+                f"{dtype_name(column)} at transform. Pass the column with its fit "
+                "type, or refit."
+            )
+        codes, uniques = factorize(column)
+        codes, uniques = self._convert(state, codes, uniques, column)
+        if state.transformer == "passthrough":
+            table = np.append(uniques, np.nan).astype(np.float32).reshape(-1, 1)
+            return _Encoded(table=table, codes=codes)
+        return self._encode_values(state, codes, uniques)
+
+    def _convert(
+        self, state: _Column, codes: np.ndarray, uniques: np.ndarray, column: Any
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Read distinct values as the decision says; unreadable ones are missing."""
+        decision = state.decision
+        family = column_family(column)
+        if decision.kind in ("numeric", "boolean"):
+            numbers, ok = parse_numbers(uniques)
+            _warn_unread(state, uniques, ok, "numbers")
+            return codes, numbers
+        if decision.kind == "datetime":
+            if uniques.dtype.kind == "M":
+                return codes, uniques
+            strings = stringify(uniques)
+            fmt = decision.fmt or "ISO8601"
+            if decision.conversion == "time":
+                values = parse_times(strings, fmt)
+            else:
+                values = parse_dates(strings, fmt)
+            _warn_unread(state, uniques, ~np.isnat(values), f"dates ({fmt})")
+            return codes, values
+        # text: every value is read as its str; distinct values may then merge
+        if uniques.dtype.kind == "O" and all(type(v) is str for v in uniques):
+            return codes, uniques
+        if family == "datetime":
+            uniques = np.asarray(pd.DatetimeIndex(uniques).astype(str), dtype=object)
+        strings = stringify(uniques)
+        merged, new_uniques = pd.factorize(strings)
+        return np.where(codes < 0, -1, merged[codes]), np.asarray(
+            new_uniques, dtype=object
+        )
+
+    def _encode_values(
+        self, state: _Column, codes: np.ndarray, uniques: np.ndarray
+    ) -> _Encoded:
+        """Encode distinct values into a table (row-wise encoders) or every row."""
+        transformer = state.transformer
+        if isinstance(transformer, _ROW_WISE):
+            missing = np.asarray([np.datetime64("NaT")] if uniques.dtype.kind == "M"
+                                 else [None], dtype=uniques.dtype)  # fmt: skip
+            table = _dense(
+                transformer.transform(
+                    _frame(state.name, np.concatenate([uniques, missing]))
+                )
+            )
+            return _Encoded(table=table, codes=codes)
+        frame = _frame(state.name, _gather(uniques, codes))
+        return _Encoded(block=_dense(transformer.transform(frame)))
+
+    def _assemble(self, X: Any, encoded: list[_Encoded]) -> np.ndarray:
+        """Write every column's outputs into one preallocated float32 matrix."""
+        widths = [len(c.outputs) for c in self._columns]
+        starts = np.concatenate([[0], np.cumsum(widths)]).astype(int)
+        out = np.empty((n_rows(X), int(starts[-1])), dtype=np.float32)
+
+        def write(index: int) -> None:
+            piece = encoded[index]
+            target = out[:, starts[index] : starts[index + 1]]
+            if piece.source is not None:
+                target[:, 0] = to_float(piece.source)
+            elif piece.table is not None:
+                codes = piece.codes
+                n_table = len(piece.table)
+                np.take(piece.table, np.where(codes < 0, n_table - 1, codes),
+                        axis=0, out=target)  # fmt: skip
+            elif piece.block is not None:
+                target[:] = piece.block
+
+        self._map(write, [(i,) for i in range(len(encoded))])
+        return out
+
+    # ----------------------------------------------------------- reporting
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Names of the output features, in the order of the output columns.
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Must be None or the names seen in :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of str
+            One name per output column.
+        """
+        check_is_fitted(self, "column_kinds_")
+        check_input_names(self, input_features)
+        return np.asarray(
+            [name for c in self._columns for name in c.outputs], dtype=object
+        )
+
+    def describe(self) -> pd.DataFrame:
+        """Return the plan: one row per input column, what was decided and why.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``column``, ``dtype``, ``kind``, ``n_distinct``,
+            ``missing_share``, ``transformer``, ``n_outputs`` and ``reason``.
+        """
+        check_is_fitted(self, "column_kinds_")
+        rows = [
+            {
+                "column": c.name,
+                "dtype": c.dtype,
+                "kind": c.decision.kind,
+                "n_distinct": c.n_distinct,
+                "missing_share": round(c.missing_share, 4),
+                "transformer": (
+                    c.transformer
+                    if isinstance(c.transformer, str)
+                    else type(c.transformer).__name__
+                ),
+                "n_outputs": len(c.outputs),
+                "reason": c.decision.reason,
+            }
+            for c in self._columns
+        ]
+        columns = ["column", "dtype", "kind", "n_distinct", "missing_share"]
+        columns += ["transformer", "n_outputs", "reason"]
+        return pd.DataFrame(rows, columns=columns)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        tags.input_tags.allow_nan = True
+        tags.transformer_tags.preserves_dtype = []
+        return tags
+
+
+def _frame(name: str, values: np.ndarray) -> pd.DataFrame:
+    """Return a one-column pandas frame, the input of every column encoder."""
+    return pd.DataFrame({name: values}, copy=False)
+
+
+def _gather(uniques: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Row values from distinct values and codes (-1: missing)."""
+    missing = np.asarray([np.datetime64("NaT")] if uniques.dtype.kind == "M"
+                         else [None], dtype=uniques.dtype)  # fmt: skip
+    table = np.concatenate([uniques, missing])
+    return table[np.where(codes < 0, len(uniques), codes)]
+
+
+def _dense(block: Any) -> np.ndarray:
+    if hasattr(block, "toarray"):
+        block = block.toarray()
+    block = np.asarray(block, dtype=np.float32)
+    return block.reshape(len(block), -1)
+
+
+def _output_names(transformer: Any, name: str) -> tuple[str, ...]:
+    if hasattr(transformer, "get_feature_names_out"):
+        try:
+            return tuple(str(n) for n in transformer.get_feature_names_out([name]))
+        except (TypeError, ValueError, AttributeError):
+            pass
+    width = _dense(transformer.transform(_frame(name, np.asarray([None])))).shape[1]
+    return tuple(f"{name}_{j}" for j in range(width))
+
+
+def _warn_unread(
+    state: _Column, uniques: np.ndarray, ok: np.ndarray, what: str
+) -> None:
+    if ok.all():
+        return
+    bad = uniques[~ok]
+    warnings.warn(
+        f"Column {state.name!r} was read as {what} at fit, but {len(bad)} distinct "
+        f"value(s) do not read as such now, e.g. {bad[0]!r}; they are encoded as "
+        "missing. Clean the column or refit.",
+        UserWarning,
+        stacklevel=4,
+    )
