@@ -21,6 +21,7 @@ import difflib
 import json
 import logging
 import math
+import os
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -457,7 +458,7 @@ def _cmd_describe(args: argparse.Namespace) -> int:
     vectorizer.fit(frame)
     plan = vectorizer.describe()
     if args.format == "json":
-        records = plan.reset_index().to_dict(orient="records")
+        records = plan.to_dict(orient="records")
         _emit_json(
             {"data": args.data, "n_rows": len(frame), "columns": records}, sys.stdout
         )
@@ -469,7 +470,7 @@ def _cmd_describe(args: argparse.Namespace) -> int:
             sys.stdout.write(
                 f"{args.data}: {frame.shape[0]} rows x {frame.shape[1]} columns\n"
             )
-            sys.stdout.write(plan.to_string() + "\n")
+            sys.stdout.write(plan.to_string(index=False) + "\n")
     return 0
 
 
@@ -694,6 +695,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 traceback.print_exc(file=sys.stderr)
             print(f"autocat: error: {_one_line(exc)}", file=sys.stderr)
             return exc.exit_code
+        except BrokenPipeError:  # e.g. piped into `head`: stop quietly
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            return 1
         except KeyboardInterrupt:
             print("autocat: interrupted", file=sys.stderr)
             return 130

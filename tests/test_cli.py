@@ -215,3 +215,33 @@ def test_output_folder_must_exist(capsys, salaries_csv, tmp_path):
 def test_json_cleaning_replaces_non_finite_numbers():
     cleaned = cli._clean_json({"a": float("nan"), "b": [np.float32(1.5), np.inf]})
     assert json.dumps(cleaned) == '{"a": null, "b": [1.5, null]}'
+
+
+# --- describe -------------------------------------------------------------------
+
+
+def test_describe_prints_the_plan(capsys, salaries_csv):
+    code, out, err = run(capsys, "describe", str(salaries_csv), "--target", "Salary")
+    assert code == 0, err
+    assert "40 rows x 2 columns" in out
+    assert "title" in out and "years" in out and "Salary" not in out
+    assert "low_cardinality" in out and "numeric" in out
+
+
+def test_describe_json_from_parquet(capsys, salaries_csv, tmp_path):
+    path = tmp_path / "salaries.parquet"
+    pd.read_csv(salaries_csv).to_parquet(path)
+    code, out, _ = run(capsys, "describe", str(path), "--format", "json",
+                       "--cardinality-threshold", "2")  # fmt: skip
+    assert code == 0
+    payload = json.loads(out)
+    kinds = {row["column"]: row["kind"] for row in payload["columns"]}
+    assert kinds == {"title": "high_cardinality", "years": "numeric",
+                     "Salary": "numeric"}  # fmt: skip
+    assert payload["n_rows"] == 40
+
+
+def test_describe_wrong_target_is_a_usage_error(capsys, salaries_csv):
+    code, _, err = run(capsys, "describe", str(salaries_csv), "--target", "titel")
+    assert code == 2
+    assert_one_line_error(err, "Did you mean 'title'?")
