@@ -25,9 +25,11 @@ __all__ = [
     "is_pandas",
     "is_polars",
     "n_rows",
+    "series_values",
     "to_2d",
     "to_datetime64",
     "to_float",
+    "to_pandas",
 ]
 
 
@@ -382,3 +384,28 @@ def check_input_names(estimator: Any, input_features: Any) -> list[str]:
             f"fitted on {fitted}."
         )
     return given
+
+
+def to_pandas(X: Any) -> pd.DataFrame:
+    """Return a pandas DataFrame for a pandas or polars DataFrame.
+
+    pandas frames are returned unchanged; polars frames are converted (this
+    needs ``pyarrow``, part of the ``autocat[polars]`` extra).
+    """
+    if is_pandas(X):
+        return X
+    if is_polars(X):
+        return X.to_pandas()
+    raise TypeError(
+        f"Expected a pandas or polars DataFrame, got {type(X).__name__}. Build one "
+        "with pandas.DataFrame(data) first."
+    )
+
+
+def series_values(y: Any) -> np.ndarray:
+    """Return a pandas or polars Series, or any 1-D array-like, as a numpy array."""
+    if isinstance(y, pd.Series):
+        return y.to_numpy()
+    if is_series(y):
+        return np.asarray(y.to_numpy())  # type: ignore[no-any-return]
+    return np.asarray(y)

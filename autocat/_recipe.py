@@ -1,0 +1,298 @@
+"""Recipe: one point of the search space, built into a plain scikit-learn Pipeline."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from sklearn.pipeline import Pipeline
+from xgboost import XGBClassifier, XGBRegressor
+
+__all__ = [
+    "ENCODERS",
+    "TASKS",
+    "VECTORIZER_PARAMS",
+    "Recipe",
+    "check_task",
+    "pipeline_param_name",
+]
+
+TASKS: tuple[str, ...] = ("regression", "binary", "multiclass")
+ENCODERS: tuple[str, ...] = ("minhash", "gamma_poisson")
+
+# Flat recipe name -> parameter of the TableVectorizer step. With Gamma-Poisson,
+# the vectorizer holds a GammaPoissonEncoder instance whose own parameters are set.
+_VECTORIZER_PARAM_NAMES: dict[str, str] = {
+    "encoder": "high_cardinality",
+    "n_components": "n_components",
+    "cardinality_threshold": "cardinality_threshold",
+}
+_GAMMA_POISSON_PARAM_NAMES: dict[str, str] = {
+    "n_components": "high_cardinality__n_components",
+    "gp_alpha": "high_cardinality__alpha",
+    "gp_beta": "high_cardinality__beta",
+}
+VECTORIZER_PARAMS: tuple[str, ...] = (
+    "encoder",
+    "n_components",
+    "cardinality_threshold",
+    "gp_alpha",
+    "gp_beta",
+)
+
+
+def check_task(task: object) -> str:
+    """Return ``task`` if it is one of :data:`TASKS`, else raise a clear error."""
+    if not isinstance(task, str) or task not in TASKS:
+        raise ValueError(
+            f"task must be one of {list(TASKS)}, got {task!r}. Use 'regression' for a "
+            "numeric target, 'binary' for two classes, 'multiclass' for more."
+        )
+    return task
+
+
+def pipeline_param_name(name: str, encoder: str = "minhash") -> str:
+    """Return the ``Pipeline`` parameter name of a flat recipe parameter.
+
+    Parameters
+    ----------
+    name : str
+        A flat recipe parameter, e.g. ``'n_components'`` or ``'max_depth'``.
+    encoder : {'minhash', 'gamma_poisson'}, default='minhash'
+        The recipe's encoder. A Gamma-Poisson recipe's vectorizer holds a
+        ``GammaPoissonEncoder`` instance, whose own parameters carry the
+        dimension and the priors.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from autocat._recipe import pipeline_param_name
+    >>> pipeline_param_name("n_components"), pipeline_param_name("max_depth")
+    ('vectorizer__n_components', 'model__max_depth')
+    >>> pipeline_param_name("gp_alpha", "gamma_poisson")
+    'vectorizer__high_cardinality__alpha'
+    """
+    if encoder == "gamma_poisson" and name in _GAMMA_POISSON_PARAM_NAMES:
+        return "vectorizer__" + _GAMMA_POISSON_PARAM_NAMES[name]
+    if name in _VECTORIZER_PARAM_NAMES:
+        return "vectorizer__" + _VECTORIZER_PARAM_NAMES[name]
+    if name in VECTORIZER_PARAMS:
+        raise ValueError(
+            f"{name!r} is a parameter of the 'gamma_poisson' encoder only; got "
+            f"encoder={encoder!r}."
+        )
+    return "model__" + name
+
+
+def _xgb_param_names() -> frozenset[str]:
+    return frozenset(XGBRegressor().get_params()) | frozenset(
+        XGBClassifier().get_params()
+    )
+
+
+class Recipe:
+    """One configuration of the autocat recipe: a table vectorizer then XGBoost.
+
+    :meth:`build` returns a plain, unfitted scikit-learn
+    ``Pipeline([("vectorizer", TableVectorizer), ("model", XGBRegressor |
+    XGBClassifier)])``; a recipe is only the parameters. The flat parameter names
+    are those of :func:`~autocat.auto_fit`'s ``best_params_``, so
+    ``Recipe(task, **result.best_params_)`` rebuilds the chosen model.
+
+    Parameters
+    ----------
+    task : {'regression', 'binary', 'multiclass'}, default='regression'
+        Picks ``XGBRegressor`` or ``XGBClassifier``.
+    encoder : {'minhash', 'gamma_poisson'}, default='minhash'
+        Encoder of the high-cardinality string columns.
+    n_components : int, default=30
+        Output dimension of that encoder per column (the paper's ``d``).
+    cardinality_threshold : int, default=30
+        String columns with at most this many distinct values are one-hot encoded.
+    gp_alpha, gp_beta : float, default=1.1, 1.0
+        Gamma prior of the Gamma-Poisson activations (shape and scale); used
+        only with ``encoder='gamma_poisson'``.
+    random_state : int, default=0
+        Seed of the encoder and of XGBoost.
+    n_jobs : int, default=1
+        Threads of XGBoost. One thread per model is the fastest on small data and
+        lets several models train at once.
+    **xgb_params
+        Any other parameter of ``XGBRegressor`` / ``XGBClassifier``, e.g.
+        ``learning_rate=0.1, max_depth=6, n_estimators=300``. Unset ones keep
+        XGBoost's defaults.
+
+    Attributes
+    ----------
+    xgb_params : dict
+        The XGBoost parameters given.
+
+    See Also
+    --------
+    suggest_pipeline : Draw a recipe's pipeline from the search space with Optuna.
+    auto_fit : Search recipes and refit the best one.
+
+    Notes
+    -----
+    XGBoost gets ``tree_method='hist'`` unless given, and ``random_state`` and
+    ``n_jobs`` from the recipe. ``XGBClassifier`` needs labels ``0 .. k-1``:
+    encode string labels (e.g. with ``LabelEncoder``) before fitting the pipeline
+    yourself; :func:`~autocat.auto_fit` does it for you.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from autocat import Recipe
+    >>> recipe = Recipe("regression", n_components=8, max_depth=3, n_estimators=20)
+    >>> recipe.params()["max_depth"]
+    3
+    >>> pipeline = recipe.build()
+    >>> [name for name, _ in pipeline.steps]
+    ['vectorizer', 'model']
+    >>> type(pipeline.named_steps["model"]).__name__
+    'XGBRegressor'
+    """
+
+    def __init__(
+        self,
+        task: str = "regression",
+        *,
+        encoder: str = "minhash",
+        n_components: int = 30,
+        cardinality_threshold: int = 30,
+        gp_alpha: float = 1.1,
+        gp_beta: float = 1.0,
+        random_state: int = 0,
+        n_jobs: int = 1,
+        **xgb_params: Any,
+    ) -> None:
+        self.task = check_task(task)
+        if encoder not in ENCODERS:
+            raise ValueError(
+                f"encoder must be one of {list(ENCODERS)}, got {encoder!r}."
+            )
+        self.encoder = encoder
+        self.n_components = n_components
+        self.cardinality_threshold = cardinality_threshold
+        self.gp_alpha = gp_alpha
+        self.gp_beta = gp_beta
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        known = _xgb_param_names()
+        for name in xgb_params:
+            if name not in known:
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise TypeError(
+                    f"Recipe got an unknown parameter {name!r}: it is neither a "
+                    f"vectorizer parameter {list(VECTORIZER_PARAMS)} nor a parameter "
+                    f"of XGBoost's scikit-learn estimators.{hint}"
+                )
+        self.xgb_params = dict(xgb_params)
+
+    @classmethod
+    def from_params(cls, task: str, params: dict[str, Any], **kwargs: Any) -> Recipe:
+        """Build a recipe from flat parameters, such as ``AutoResult.best_params_``.
+
+        Parameters
+        ----------
+        task : {'regression', 'binary', 'multiclass'}
+            The task.
+        params : dict
+            Flat recipe parameters.
+        **kwargs
+            Override ``params`` (e.g. ``n_jobs=2``).
+
+        Returns
+        -------
+        Recipe
+        """
+        return cls(task, **{**params, **kwargs})
+
+    def params(self) -> dict[str, Any]:
+        """Return the flat parameters: vectorizer ones, then XGBoost ones.
+
+        The Gamma-Poisson priors are included only when that encoder is used.
+        """
+        out: dict[str, Any] = {
+            "encoder": self.encoder,
+            "n_components": self.n_components,
+            "cardinality_threshold": self.cardinality_threshold,
+        }
+        if self.encoder == "gamma_poisson":
+            out["gp_alpha"] = self.gp_alpha
+            out["gp_beta"] = self.gp_beta
+        out.update(self.xgb_params)
+        return out
+
+    def vectorizer_key(self) -> tuple[tuple[str, Any], ...]:
+        """Return a hashable key of all that determines the vectorizer's output."""
+        items = [(k, v) for k, v in self.params().items() if k in VECTORIZER_PARAMS]
+        return (*items, ("random_state", self.random_state))
+
+    def build_vectorizer(self) -> Any:
+        """Return the unfitted :class:`~autocat.TableVectorizer` of this recipe."""
+        from autocat._table_vectorizer import TableVectorizer
+
+        high_cardinality: Any = self.encoder
+        if self.encoder == "gamma_poisson":
+            from autocat._gamma_poisson import GammaPoissonEncoder
+
+            high_cardinality = GammaPoissonEncoder(
+                n_components=self.n_components,
+                alpha=self.gp_alpha,
+                beta=self.gp_beta,
+                random_state=self.random_state,
+            )
+        return TableVectorizer(
+            cardinality_threshold=self.cardinality_threshold,
+            high_cardinality=high_cardinality,
+            n_components=self.n_components,
+            random_state=self.random_state,
+        )
+
+    def build_model(self, **overrides: Any) -> XGBRegressor | XGBClassifier:
+        """Return the unfitted XGBoost estimator of this recipe.
+
+        Parameters
+        ----------
+        **overrides
+            XGBoost parameters that take precedence (e.g. ``n_estimators`` or
+            ``early_stopping_rounds`` during the search).
+
+        Returns
+        -------
+        XGBRegressor or XGBClassifier
+        """
+        params: dict[str, Any] = {"tree_method": "hist"}
+        params.update(self.xgb_params)
+        params.update(random_state=self.random_state, n_jobs=self.n_jobs)
+        params.update(overrides)
+        if self.task == "regression":
+            return XGBRegressor(**params)
+        return XGBClassifier(**params)
+
+    def build(self) -> Pipeline:
+        """Return the unfitted ``Pipeline([("vectorizer", ...), ("model", ...)])``."""
+        return Pipeline(
+            [("vectorizer", self.build_vectorizer()), ("model", self.build_model())]
+        )
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"Recipe({self.task!r}, {args})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Recipe):
+            return NotImplemented
+        return (self.task, self.params(), self.random_state, self.n_jobs) == (
+            other.task,
+            other.params(),
+            other.random_state,
+            other.n_jobs,
+        )
+
+    __hash__ = None  # type: ignore[assignment]

@@ -1,0 +1,414 @@
+"""The search space of the recipe: one table behind four views.
+
+:data:`SEARCH_SPACE` lists every tunable parameter of a :class:`~autocat.Recipe` once,
+with its Optuna distribution, its default (the paper's recipe) and its grid values.
+The four public views are built from it:
+
+- :func:`suggest_pipeline` and :func:`suggest_vectorizer`: define-by-run, for a
+  user's own Optuna objective (conditional parameters are only suggested when they
+  apply);
+- :func:`param_distributions`: a flat dict of distributions for ``OptunaSearchCV``;
+- :func:`param_grid`: a list of grids for ``GridSearchCV`` and
+  ``RandomizedSearchCV``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+)
+
+from autocat._recipe import (
+    ENCODERS,
+    Recipe,
+    check_task,
+    pipeline_param_name,
+)
+
+if TYPE_CHECKING:
+    import optuna
+    from sklearn.pipeline import Pipeline
+
+__all__ = [
+    "SEARCH_SPACE",
+    "ParamSpec",
+    "default_params",
+    "param_distributions",
+    "param_grid",
+    "suggest_params",
+    "suggest_pipeline",
+    "suggest_vectorizer",
+]
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One tunable parameter of the recipe.
+
+    Parameters
+    ----------
+    name : str
+        The flat :class:`~autocat.Recipe` parameter name.
+    step : {'vectorizer', 'model'}
+        The pipeline step the parameter belongs to.
+    distribution : optuna.distributions.BaseDistribution
+        What Optuna may choose from.
+    default : object
+        The value of the paper's recipe (and of XGBoost's defaults).
+    grid : tuple
+        Values tried by :func:`param_grid`.
+    only_for_encoder : str or None
+        When set, the parameter exists only when ``encoder`` has this value.
+    """
+
+    name: str
+    step: str
+    distribution: BaseDistribution
+    default: Any
+    grid: tuple[Any, ...]
+    only_for_encoder: str | None = None
+
+
+# The single source of truth. Defaults are the paper's recipe: d = 30, cardinality
+# threshold 30, XGBoost's own defaults (learning_rate 0.3, max_depth 6, ...). The
+# grid is the paper's (appendix A.2): d in {30, 100}, learning_rate in
+# {0.05, 0.1, 0.3}, max_depth in {3, 6, 9}. XGBoost's default reg_alpha is 0, which a
+# log scale cannot hold: its lower end, 1e-8, is the same model in effect.
+SEARCH_SPACE: tuple[ParamSpec, ...] = (
+    ParamSpec(
+        "encoder",
+        "vectorizer",
+        CategoricalDistribution(ENCODERS),
+        "minhash",
+        ENCODERS,
+    ),
+    ParamSpec(
+        "n_components",
+        "vectorizer",
+        IntDistribution(8, 128, log=True),
+        30,
+        (30, 100),
+    ),
+    ParamSpec(
+        "gp_alpha",
+        "vectorizer",
+        FloatDistribution(1.0, 3.0),
+        1.1,
+        (1.1,),
+        only_for_encoder="gamma_poisson",
+    ),
+    ParamSpec(
+        "gp_beta",
+        "vectorizer",
+        FloatDistribution(0.1, 10.0, log=True),
+        1.0,
+        (1.0,),
+        only_for_encoder="gamma_poisson",
+    ),
+    ParamSpec(
+        "cardinality_threshold",
+        "vectorizer",
+        IntDistribution(10, 100, log=True),
+        30,
+        (30,),
+    ),
+    ParamSpec(
+        "learning_rate",
+        "model",
+        FloatDistribution(0.01, 0.5, log=True),
+        0.3,
+        (0.05, 0.1, 0.3),
+    ),
+    ParamSpec("max_depth", "model", IntDistribution(2, 12), 6, (3, 6, 9)),
+    ParamSpec(
+        "min_child_weight",
+        "model",
+        FloatDistribution(0.5, 50.0, log=True),
+        1.0,
+        (1.0,),
+    ),
+    ParamSpec("subsample", "model", FloatDistribution(0.5, 1.0), 1.0, (1.0,)),
+    ParamSpec("colsample_bytree", "model", FloatDistribution(0.5, 1.0), 1.0, (1.0,)),
+    ParamSpec(
+        "reg_lambda",
+        "model",
+        FloatDistribution(1e-3, 100.0, log=True),
+        1.0,
+        (1.0,),
+    ),
+    ParamSpec(
+        "reg_alpha",
+        "model",
+        FloatDistribution(1e-8, 10.0, log=True),
+        1e-8,
+        (1e-8,),
+    ),
+)
+
+
+def _check_prefix(prefix: object) -> str:
+    if not isinstance(prefix, str):
+        raise TypeError(
+            f"prefix must be a string such as 'autocat_', got {type(prefix).__name__}: "
+            f"{prefix!r}."
+        )
+    return prefix
+
+
+def _applies(spec: ParamSpec, encoder: str) -> bool:
+    return spec.only_for_encoder is None or spec.only_for_encoder == encoder
+
+
+def default_params(encoder: str = "minhash") -> dict[str, Any]:
+    """Return the paper's recipe with ``encoder``, as flat recipe parameters.
+
+    Parameters
+    ----------
+    encoder : {'minhash', 'gamma_poisson'}, default='minhash'
+        The high-cardinality encoder.
+
+    Returns
+    -------
+    dict
+        One value per parameter of :data:`SEARCH_SPACE` that applies to ``encoder``.
+
+    Examples
+    --------
+    >>> from autocat._search_space import default_params
+    >>> params = default_params("gamma_poisson")
+    >>> params["encoder"], params["n_components"], params["gp_alpha"]
+    ('gamma_poisson', 30, 1.1)
+    """
+    if encoder not in ENCODERS:
+        raise ValueError(f"encoder must be one of {list(ENCODERS)}, got {encoder!r}.")
+    params = {s.name: s.default for s in SEARCH_SPACE if _applies(s, encoder)}
+    params["encoder"] = encoder
+    return params
+
+
+def _suggest(trial: optuna.Trial, spec: ParamSpec, prefix: str) -> Any:
+    dist = spec.distribution
+    name = prefix + spec.name
+    if isinstance(dist, CategoricalDistribution):
+        return trial.suggest_categorical(name, dist.choices)
+    if isinstance(dist, IntDistribution):
+        return trial.suggest_int(name, dist.low, dist.high, log=dist.log)
+    if isinstance(dist, FloatDistribution):
+        return trial.suggest_float(name, dist.low, dist.high, log=dist.log)
+    raise TypeError(f"unsupported distribution {dist!r} for {spec.name!r}")
+
+
+def suggest_params(
+    trial: optuna.Trial,
+    *,
+    steps: tuple[str, ...] = ("vectorizer", "model"),
+    prefix: str = "",
+) -> dict[str, Any]:
+    """Suggest flat recipe parameters of the given steps, define-by-run.
+
+    Conditional parameters (the Gamma-Poisson priors) are suggested only when the
+    suggested encoder is the one they belong to. The trial's parameter names are
+    ``prefix`` + the recipe name; the returned keys have no prefix.
+
+    Parameters
+    ----------
+    trial : optuna.Trial
+        The trial to ask.
+    steps : tuple of str, default=('vectorizer', 'model')
+        Which steps' parameters to suggest.
+    prefix : str, default=''
+        Prepended to every trial parameter name.
+
+    Returns
+    -------
+    dict
+        Flat recipe parameters, usable as ``Recipe(task, **params)``.
+    """
+    prefix = _check_prefix(prefix)
+    params: dict[str, Any] = {}
+    for spec in SEARCH_SPACE:
+        if spec.step not in steps:
+            continue
+        if spec.only_for_encoder is not None and "encoder" in params:
+            if params["encoder"] != spec.only_for_encoder:
+                continue
+        params[spec.name] = _suggest(trial, spec, prefix)
+    return params
+
+
+def suggest_vectorizer(trial: optuna.Trial, *, prefix: str = "") -> Any:
+    """Suggest a :class:`~autocat.TableVectorizer` from the recipe's search space.
+
+    For a user's own Optuna objective: the encoder, its parameters (the
+    Gamma-Poisson priors only when that encoder is chosen) and the cardinality
+    threshold are suggested under the names ``prefix + name``.
+
+    Parameters
+    ----------
+    trial : optuna.Trial
+        The trial to ask.
+    prefix : str, default=''
+        Prepended to every trial parameter name, to keep them apart from the
+        objective's other parameters.
+
+    Returns
+    -------
+    TableVectorizer
+        An unfitted vectorizer.
+
+    See Also
+    --------
+    suggest_pipeline : The vectorizer and the XGBoost model together.
+
+    Examples
+    --------
+    >>> import optuna
+    >>> from autocat import suggest_vectorizer
+    >>> trial = optuna.create_study().ask()
+    >>> vectorizer = suggest_vectorizer(trial, prefix="vec_")
+    >>> sorted(trial.params)[:2]
+    ['vec_cardinality_threshold', 'vec_encoder']
+    """
+    params = suggest_params(trial, steps=("vectorizer",), prefix=prefix)
+    return Recipe("regression", **params).build_vectorizer()
+
+
+def suggest_pipeline(
+    trial: optuna.Trial, task: str, *, prefix: str = "", random_state: int = 0
+) -> Pipeline:
+    """Suggest a whole recipe: ``Pipeline(TableVectorizer, XGBoost)``.
+
+    Parameters
+    ----------
+    trial : optuna.Trial
+        The trial to ask.
+    task : {'regression', 'binary', 'multiclass'}
+        Picks ``XGBRegressor`` or ``XGBClassifier``.
+    prefix : str, default=''
+        Prepended to every trial parameter name.
+    random_state : int, default=0
+        Seed of the encoder and of XGBoost.
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+        Unfitted, with steps ``vectorizer`` and ``model``. Its ``n_estimators`` is
+        XGBoost's default (100); :func:`~autocat.auto_fit` sets it by early
+        stopping instead.
+
+    See Also
+    --------
+    param_distributions : The same space as a flat dict, for ``OptunaSearchCV``.
+
+    Examples
+    --------
+    >>> import optuna
+    >>> from autocat import suggest_pipeline
+    >>> study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    >>> pipeline = suggest_pipeline(study.ask(), "binary")
+    >>> [name for name, _ in pipeline.steps]
+    ['vectorizer', 'model']
+    >>> type(pipeline[-1]).__name__
+    'XGBClassifier'
+    """
+    task = check_task(task)
+    params = suggest_params(trial, prefix=prefix)
+    return Recipe(task, random_state=random_state, **params).build()
+
+
+def param_distributions(task: str, *, prefix: str = "") -> dict[str, BaseDistribution]:
+    """Return the search space as a flat dict of Optuna distributions.
+
+    Keys are parameter names of the pipeline that :meth:`Recipe.build` returns
+    (``vectorizer__n_components``, ``model__learning_rate``, ...), each after
+    ``prefix``, so the dict fits ``OptunaSearchCV`` (package
+    ``optuna-integration``) directly.
+
+    Parameters
+    ----------
+    task : {'regression', 'binary', 'multiclass'}
+        The task of the pipeline; the space is the same for all three.
+    prefix : str, default=''
+        Prepended to every key, e.g. ``'autocat__'`` when the recipe is a step
+        named ``autocat`` of a larger pipeline.
+
+    Returns
+    -------
+    dict of str to optuna.distributions.BaseDistribution
+        One entry per unconditional parameter.
+
+    Notes
+    -----
+    A flat dict cannot say that a parameter only exists for one encoder, so the
+    Gamma-Poisson priors are left out (they keep the paper's values); use
+    :func:`suggest_pipeline` for the full, conditional space.
+
+    Examples
+    --------
+    >>> from autocat import param_distributions
+    >>> space = param_distributions("regression")
+    >>> space["vectorizer__n_components"]
+    IntDistribution(high=128, log=True, low=8, step=1)
+    >>> len(space)
+    10
+    """
+    check_task(task)
+    prefix = _check_prefix(prefix)
+    return {
+        prefix + pipeline_param_name(s.name): s.distribution
+        for s in SEARCH_SPACE
+        if s.only_for_encoder is None
+    }
+
+
+def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
+    """Return the paper's grid, as a list of grids for ``GridSearchCV``.
+
+    One grid per encoder. Keys are pipeline parameter names after ``prefix``; the
+    Gamma-Poisson grid puts a ``GammaPoissonEncoder`` in the vectorizer and sets
+    its dimension and priors (``vectorizer__high_cardinality__alpha``, ...).
+    Every value is a list, so the result also fits ``RandomizedSearchCV``'s
+    ``param_distributions``.
+
+    Parameters
+    ----------
+    task : {'regression', 'binary', 'multiclass'}
+        The task of the pipeline; the grid is the same for all three.
+    prefix : str, default=''
+        Prepended to every key.
+
+    Returns
+    -------
+    list of dict
+        ``[min-hash grid, Gamma-Poisson grid]``: d in {30, 100}, learning_rate in
+        {0.05, 0.1, 0.3}, max_depth in {3, 6, 9}, the rest at the paper's values:
+        36 points in all.
+
+    Examples
+    --------
+    >>> from autocat import param_grid
+    >>> from sklearn.model_selection import ParameterGrid
+    >>> grids = param_grid("regression")
+    >>> grids[0]["vectorizer__n_components"], len(ParameterGrid(grids))
+    ([30, 100], 36)
+    """
+    check_task(task)
+    prefix = _check_prefix(prefix)
+    grids = []
+    for encoder in ENCODERS:
+        grid: dict[str, list[Any]] = {}
+        for spec in SEARCH_SPACE:
+            if not _applies(spec, encoder):
+                continue
+            values = list(spec.grid)
+            if spec.name == "encoder":
+                values = [Recipe(encoder=encoder).build_vectorizer().high_cardinality]
+            grid[prefix + pipeline_param_name(spec.name, encoder)] = values
+        grids.append(grid)
+    return grids

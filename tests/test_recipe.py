@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.pipeline import Pipeline
+from xgboost import XGBClassifier, XGBRegressor
+
+from autocat import Recipe
+from autocat._recipe import pipeline_param_name
+
+
+@pytest.fixture(scope="module")
+def table():
+    rng = np.random.default_rng(0)
+    n = 50
+    jobs = rng.choice(["police officer", "bus operator", "nurse"], n)
+    df = pd.DataFrame({"job": jobs, "years": rng.integers(0, 30, n).astype(float)})
+    y = df["years"].to_numpy() + (df["job"] == "nurse").to_numpy() * 5.0
+    return df, y
+
+
+@pytest.mark.parametrize(
+    ("task", "model_type"),
+    [
+        ("regression", XGBRegressor),
+        ("binary", XGBClassifier),
+        ("multiclass", XGBClassifier),
+    ],
+)
+def test_build_gives_a_plain_pipeline(task, model_type):
+    pipeline = Recipe(task, max_depth=4).build()
+    assert isinstance(pipeline, Pipeline)
+    assert [name for name, _ in pipeline.steps] == ["vectorizer", "model"]
+    model = pipeline.named_steps["model"]
+    assert type(model) is model_type
+    assert model.get_params()["max_depth"] == 4
+    assert model.get_params()["tree_method"] == "hist"
+    assert model.get_params()["n_jobs"] == 1
+    clone(pipeline)  # a valid scikit-learn estimator
+
+
+def test_vectorizer_gets_the_recipe_parameters():
+    vectorizer = Recipe(n_components=12, cardinality_threshold=40).build_vectorizer()
+    params = vectorizer.get_params()
+    for name, value in {"n_components": 12, "cardinality_threshold": 40}.items():
+        assert params[pipeline_param_name(name).split("__", 1)[1]] == value
+
+
+def test_gamma_poisson_priors_reach_the_vectorizer():
+    recipe = Recipe(encoder="gamma_poisson", gp_alpha=1.5, gp_beta=2.0)
+    params = recipe.build().get_params()
+    encoder = params[pipeline_param_name("encoder", "gamma_poisson")]
+    assert type(encoder).__name__ == "GammaPoissonEncoder"
+    assert params[pipeline_param_name("gp_alpha", "gamma_poisson")] == 1.5
+    assert params[pipeline_param_name("gp_beta", "gamma_poisson")] == 2.0
+    assert params[pipeline_param_name("n_components", "gamma_poisson")] == 30
+    with pytest.raises(ValueError, match="'gamma_poisson' encoder only"):
+        pipeline_param_name("gp_alpha", "minhash")
+    assert recipe.params()["gp_alpha"] == 1.5
+    assert "gp_alpha" not in Recipe(gp_alpha=1.5).params()
+
+
+def test_fit_predict_is_deterministic(table):
+    df, y = table
+    recipe = Recipe("regression", n_components=8, n_estimators=30, subsample=0.8)
+    first = recipe.build().fit(df, y).predict(df)
+    second = recipe.build().fit(df, y).predict(df)
+    assert first.shape == (len(df),)
+    np.testing.assert_array_equal(first, second)
+
+
+def test_params_round_trip():
+    recipe = Recipe("binary", encoder="minhash", n_components=16, learning_rate=0.1)
+    assert recipe.params() == {
+        "encoder": "minhash",
+        "n_components": 16,
+        "cardinality_threshold": 30,
+        "learning_rate": 0.1,
+    }
+    again = Recipe.from_params("binary", recipe.params())
+    assert again == recipe
+    assert Recipe.from_params("binary", recipe.params(), n_jobs=2) != recipe
+    assert repr(recipe).startswith("Recipe('binary', encoder='minhash'")
+
+
+def test_build_model_overrides():
+    recipe = Recipe("regression", n_estimators=10, random_state=3)
+    model = recipe.build_model(n_estimators=50, early_stopping_rounds=5)
+    assert model.get_params()["n_estimators"] == 50
+    assert model.get_params()["early_stopping_rounds"] == 5
+    assert model.get_params()["random_state"] == 3
+
+
+def test_vectorizer_key_ignores_xgboost_parameters():
+    a = Recipe(n_components=8, max_depth=3)
+    b = Recipe(n_components=8, max_depth=9, learning_rate=0.05)
+    c = Recipe(n_components=9)
+    assert a.vectorizer_key() == b.vectorizer_key() != c.vectorizer_key()
+    hash(a.vectorizer_key())
+
+
+def test_errors_are_specific():
+    with pytest.raises(ValueError, match="task must be one of"):
+        Recipe("classification")
+    with pytest.raises(ValueError, match="encoder must be one of"):
+        Recipe(encoder="onehot")
+    with pytest.raises(TypeError, match="Did you mean 'max_depth'"):
+        Recipe(max_dept=3)
