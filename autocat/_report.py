@@ -217,6 +217,8 @@ def _importances(result: AutoResult) -> tuple[list[tuple[str, float, float]], st
     from sklearn.inspection import permutation_importance
 
     X, y = result.sample_
+    if result.classes_ is not None:  # the pipeline predicts class codes
+        y = np.searchsorted(np.asarray(result.classes_), np.asarray(y))
     if len(X) < 2:
         return [], "Too few sampled rows to measure importances."
     measured = permutation_importance(
@@ -244,7 +246,10 @@ def _importances(result: AutoResult) -> tuple[list[tuple[str, float, float]], st
 
 
 def _topics(vectorizer: Any, X: pd.DataFrame) -> list[dict[str, Any]]:
-    from autocat._gamma_poisson import GammaPoissonEncoder
+    try:
+        from autocat._gamma_poisson import GammaPoissonEncoder
+    except ImportError:  # pragma: no cover - the gamma-poisson branch not merged yet
+        return []
 
     topics = []
     for column, encoder in vectorizer.transformers_.items():
@@ -449,14 +454,16 @@ def _header(data: ReportData) -> str:
         title=f"cross-validated {data.metric}",
         xlabel=f"cross-validated {data.metric} (greater is better)",
         value_format="{:.4f}",
-        width=640,
+        dots=True,
     )
     return (
         f"<h1>autocat report: predicting <code>{escape(data.target)}</code></h1>"
         f'<p class="lead">{escape(data.task)} task scored by {escape(data.metric)}; '
         "an Optuna search over encoders and XGBoost settings, the best pipeline "
         "refitted on all rows.</p>"
-        f'<div class="cards">{html_cards}</div><div class="chart">{chart}</div>'
+        f'<div class="cards">{html_cards}</div><div class="chart">{chart}'
+        '<p class="note">The axis is zoomed to the scores; it does not start at '
+        "zero.</p></div>"
     )
 
 
@@ -547,11 +554,18 @@ def _topics_section(data: ReportData) -> str:
 
 
 def _params_section(data: ReportData) -> str:
-    params = [{"parameter": k, "value": v} for k, v in sorted(data.best_params.items())]
+    params = [
+        {"parameter": k, "value": _fmt(v)} for k, v in sorted(data.best_params.items())
+    ]
     summary = (
         f"<h3>Summary</h3><pre>{escape(data.summary)}</pre>" if data.summary else ""
     )
-    return "<h2>Best parameters</h2>" + _table(params) + summary
+    return (
+        '<h2>Best parameters</h2><div style="max-width:560px">'
+        + _table(params)
+        + "</div>"
+        + summary
+    )
 
 
 def _footer(data: ReportData) -> str:

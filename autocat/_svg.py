@@ -94,7 +94,8 @@ def bar_chart(
     xlabel: str = "",
     colors: Sequence[str] | None = None,
     value_format: str = "{:.3f}",
-    width: int = 640,
+    dots: bool = False,
+    width: int = 860,
 ) -> str:
     """Horizontal bars, one per label, top to bottom in the given order.
 
@@ -116,6 +117,9 @@ def bar_chart(
         One fill colour per bar; blue by default.
     value_format : str, default='{:.3f}'
         Format of the number printed at the end of each bar.
+    dots : bool, default=False
+        Draw a dot per value on an axis zoomed to the data (zero not
+        included) instead of bars from zero: for close values such as scores.
     width : int, default=640
         Width in pixels.
 
@@ -145,8 +149,12 @@ def bar_chart(
         for s in (-1, 1)
         if math.isfinite(e)
     ]
-    low = min([0.0, *finite, *reach])
-    high = max([0.0, *finite, *reach])
+    anchor = [] if dots and finite else [0.0]
+    low = min([*anchor, *finite, *reach])
+    high = max([*anchor, *finite, *reach])
+    if dots and finite:
+        pad = (high - low) * 0.15 or abs(high) * 0.01 or 1.0
+        low, high = low - pad, high + pad
     ticks = nice_ticks(low, high if high > low else low + 1.0)
     lo, hi = ticks[0], ticks[-1]
     label_w = (
@@ -187,8 +195,22 @@ def bar_chart(
             )
             continue
         value = float(value)
-        x0, x1 = sorted((x(0.0), x(value)))
         color = colors[i] if colors is not None else BLUE
+        if dots:
+            x1 = x(value)
+            out.append(
+                f'<line x1="{left}" x2="{x1:.1f}" y1="{y + row / 2:.1f}" '
+                f'y2="{y + row / 2:.1f}" stroke="{GRID}" stroke-width="2"/>'
+                f'<circle cx="{x1:.1f}" cy="{y + row / 2:.1f}" r="6" fill="{color}">'
+                f"<title>{escape(text)}: {escape(value_format.format(value))}</title>"
+                "</circle>"
+            )
+            out.append(
+                f'<text x="{x1 + 10:.1f}" y="{y + row / 2 + 4:.1f}" fill="{DARK}">'
+                f"{escape(value_format.format(value))}</text>"
+            )
+            continue
+        x0, x1 = sorted((x(0.0), x(value)))
         out.append(
             f'<rect x="{x0:.1f}" y="{y + 4}" width="{max(x1 - x0, 1.0):.1f}" '
             f'height="{row - 8}" fill="{color}" rx="2">'
@@ -209,8 +231,9 @@ def bar_chart(
             f'<text x="{end + 4:.1f}" y="{y + row / 2 + 4:.1f}" fill="{DARK}">'
             f"{escape(value_format.format(value))}</text>"
         )
+    axis = left if dots and finite else x(0.0)
     out.append(
-        f'<line x1="{x(0.0):.1f}" x2="{x(0.0):.1f}" y1="{top}" y2="{top + row * n}" '
+        f'<line x1="{axis:.1f}" x2="{axis:.1f}" y1="{top}" y2="{top + row * n}" '
         f'stroke="{DARK}"/>'
     )
     if xlabel:
@@ -230,7 +253,7 @@ def history_chart(
     reference_label: str = "baseline",
     title: str = "",
     ylabel: str = "",
-    width: int = 640,
+    width: int = 860,
     height: int = 300,
 ) -> str:
     """Score of each trial (dots) and the best score so far (a step line).
@@ -313,7 +336,7 @@ def history_chart(
         )
         out.append(
             f'<text x="{left + plot_w - 4}" y="{ry - 5:.1f}" text-anchor="end" '
-            f'fill="{ORANGE}">{escape(reference_label)} {_fmt(extra[0])}</text>'
+            f'fill="{ORANGE}">{escape(reference_label)} {extra[0]:.4g}</text>'
         )
     best = -math.inf
     steps: list[str] = []
@@ -359,7 +382,7 @@ def heatmap(
     values: Sequence[Sequence[float]],
     *,
     title: str = "",
-    width: int = 640,
+    width: int = 860,
 ) -> str:
     """Draw a matrix of shaded cells, darker for larger values in each row.
 
