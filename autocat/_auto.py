@@ -576,12 +576,17 @@ class AutoResult:
 
     def _features(self, X: Any) -> pd.DataFrame:
         X = to_pandas(X)
-        missing = [c for c in self.feature_names_in_ if c not in X.columns]
+        by_name = {str(c): c for c in X.columns}
+        names = [str(n) for n in self.feature_names_in_]
+        missing = [n for n in names if n not in by_name]
         if missing:
             raise ValueError(
-                f"X lacks {len(missing)} column(s) seen in auto_fit: {missing[:10]}."
+                f"X lacks {len(missing)} column(s) seen in auto_fit: {missing[:10]}. "
+                f"Expected the columns {names[:20]}."
             )
-        return X
+        if list(by_name) == names:
+            return X
+        return X[[by_name[n] for n in names]]  # drops extra columns (the target)
 
     def predict(self, X: Any) -> np.ndarray:
         """Predict targets (user labels for classification).

@@ -492,6 +492,7 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
     frame = frame.sort_values(
         ["_rank", "score", "trial"], ascending=[True, False, True], na_position="last"
     )
+    frame["n_estimators"] = frame["n_estimators"].astype("Int64")
     return frame[columns].reset_index(drop=True)
 
 
