@@ -314,10 +314,9 @@ def _fit_and_write(
     )
     if model_path is not None:
         result.save(model_path)
-        _LOGGER.info("model written to %s", model_path)
     if report_path is not None:
+        _LOGGER.info("writing the report (permutation importances)...")
         result.report(report_path)
-        _LOGGER.info("report written to %s", report_path)
     if args.format == "json":
         payload = _result_payload(result)
         payload["model"] = None if model_path is None else str(model_path)
@@ -398,6 +397,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     if out is not None:
         _table_format(out)
     result = _load_model(args.model)
+    if args.proba and result.task_ == "regression":
+        raise UsageError("--proba needs a classification model; this one regresses")
     frame = read_table(args.data)
     expected = [str(c) for c in result.feature_names_in_]
     present = {str(c) for c in frame.columns}
@@ -412,8 +413,6 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     column = f"{result.target_}_predicted"
     table = pd.DataFrame({column: np.asarray(prediction)}, index=frame.index)
     if args.proba:
-        if result.task_ == "regression":
-            raise UsageError("--proba needs a classification model; this one regresses")
         proba = np.asarray(result.predict_proba(features))
         for j, label in enumerate(result.classes_):
             table[f"proba_{label}"] = proba[:, j]

@@ -245,3 +245,104 @@ def test_describe_wrong_target_is_a_usage_error(capsys, salaries_csv):
     code, _, err = run(capsys, "describe", str(salaries_csv), "--target", "titel")
     assert code == 2
     assert_one_line_error(err, "Did you mean 'title'?")
+
+
+# --- fit, predict, report (real auto_fit, tiny budgets) ---------------------------
+
+
+@pytest.fixture
+def fitted_model(capsys, salaries_csv, tmp_path):
+    """``autocat fit`` on the tiny table: (exit code, stdout, model, report)."""
+    model, report = tmp_path / "m.autocat", tmp_path / "r.html"
+    code, out, err = run(capsys, "fit", str(salaries_csv), "--target", "Salary",
+                         "--n-trials", "1", "--cv", "2", "--seed", "3", "-q",
+                         "--out", str(model), "--report", str(report))  # fmt: skip
+    assert code == 0, err
+    return out, model, report
+
+
+def test_fit_writes_model_and_report_and_prints_the_seed(fitted_model):
+    out, model, report = fitted_model
+    assert "task: regression (target 'Salary')" in out
+    assert "seed: 3" in out
+    assert f"model written to {model}" in out
+    assert f"report written to {report}" in out
+    assert model.stat().st_size > 0
+    html = report.read_text()
+    assert "predicting <code>Salary</code>" in html
+    assert "<script" not in html
+
+
+def test_predict_to_stdout_and_file(capsys, fitted_model, salaries_csv, tmp_path):
+    _, model, _ = fitted_model
+    code, out, err = run(capsys, "predict", str(model), str(salaries_csv))
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert lines[0] == "Salary_predicted" and len(lines) == 41
+    float(lines[1])
+    assert "holds the target 'Salary': r2 = " in err  # labelled rows are scored
+
+    target = tmp_path / "predictions.parquet"
+    code, out, _ = run(capsys, "predict", str(model), str(salaries_csv),
+                       "--out", str(target), "--format", "json")  # fmt: skip
+    assert code == 0
+    assert json.loads(out) == {"output": str(target), "n_rows": 40}
+    assert pd.read_parquet(target).shape == (40, 1)
+
+
+def test_predict_errors(capsys, fitted_model, salaries_csv, tmp_path):
+    _, model, report = fitted_model
+    code, _, err = run(capsys, "predict", str(model), str(salaries_csv), "--proba")
+    assert code == 2
+    assert_one_line_error(err, "--proba needs a classification model")
+
+    code, _, err = run(capsys, "predict", str(report), str(salaries_csv))
+    assert code == 1
+    assert_one_line_error(err, "cannot load model", "r.html")
+
+    code, _, err = run(capsys, "predict", str(tmp_path / "none"), str(salaries_csv))
+    assert code == 2
+    assert_one_line_error(err, "no such model file")
+
+    partial = tmp_path / "partial.csv"
+    pd.read_csv(salaries_csv).drop(columns=["years"]).to_csv(partial, index=False)
+    code, _, err = run(capsys, "predict", str(model), str(partial))
+    assert code == 1
+    assert_one_line_error(err, "lacks 1 column(s)", "'years'")
+
+
+def test_fit_json_and_predict_proba_for_a_classifier(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    jobs = rng.choice(["police officer", "bus operator", "nurse", "nurse aide"], 60)
+    frame = pd.DataFrame({"job": jobs, "years": rng.integers(0, 30, 60)})
+    frame["senior"] = np.where(frame["years"] > 15, "yes", "no")
+    data, model = tmp_path / "staff.csv", tmp_path / "staff.autocat"
+    frame.to_csv(data, index=False)
+    code, out, err = run(capsys, "fit", str(data), "--target", "senior",
+                         "--n-trials", "1", "--cv", "2", "--format", "json", "-q",
+                         "--out", str(model))  # fmt: skip
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload["task"] == "binary"
+    assert payload["metric"] == "average_precision"
+    assert payload["seed"] == 0
+    assert payload["model"] == str(model) and payload["report"] is None
+    assert 0 <= payload["cv_score"] <= 1
+
+    code, out, err = run(capsys, "predict", str(model), str(data), "--proba",
+                         "--format", "json")  # fmt: skip
+    assert code == 0, err
+    records = json.loads(out)
+    assert len(records) == 60
+    assert set(records[0]) == {"senior_predicted", "proba_no", "proba_yes"}
+    assert records[0]["proba_no"] + records[0]["proba_yes"] == pytest.approx(1)
+    assert {r["senior_predicted"] for r in records} <= {"yes", "no"}
+
+
+def test_fit_default_model_name(capsys, salaries_csv, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "fit", str(salaries_csv), "--target", "Salary",
+                         "--n-trials", "1", "--cv", "2", "-q")  # fmt: skip
+    assert code == 0, err
+    assert "model written to salaries.autocat" in out
+    assert (tmp_path / "salaries.autocat").exists()
