@@ -199,3 +199,89 @@ def test_report_escapes_user_strings():
 
 def test_report_is_deterministic():
     assert render_report(make_data()) == render_report(make_data())
+
+
+# --- from a real AutoResult ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def regression_result():
+    import numpy as np
+    import pandas as pd
+
+    import autocat
+
+    rng = np.random.default_rng(0)
+    n = 120
+    jobs = rng.choice(["Police Officer II", "police officer III", "Bus Operator",
+                       "Nurse", "Nurse Aide", "Fire Fighter"], n)  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "job": jobs,
+            "years": rng.integers(0, 30, n),
+            "noise": rng.normal(size=n),
+        }
+    )
+    frame["salary"] = 1_000.0 * frame["years"] + 500.0 * frame["job"].str.len()
+    return autocat.auto_fit(
+        frame, "salary", n_trials=2, cv=2, random_state=0, show_progress=False
+    )
+
+
+def test_collect_from_a_real_result(regression_result):
+    from autocat._report import collect_report_data
+
+    data = collect_report_data(regression_result)
+    assert data.target == "salary" and data.task == "regression"
+    assert data.cv_score == regression_result.cv_score_
+    assert [row["column"] for row in data.plan] == ["job", "years", "noise"]
+    # importances are per original column, the dominant one first
+    assert sorted(name for name, _, _ in data.importances) == ["job", "noise", "years"]
+    assert data.importances[0][0] == "years"
+    assert data.importances[0][1] > 0.1
+    assert len(data.history) == len(regression_result.study_.trials)
+    assert len(data.leaderboard) == len(regression_result.study_.trials)
+    assert data.seed == 0
+
+
+def test_write_report_from_a_real_result(regression_result, tmp_path):
+    path = regression_result.report(tmp_path / "report.html")
+    assert path == tmp_path / "report.html"
+    html = path.read_text(encoding="utf-8")
+    for svg in re.findall(r"<svg.*?</svg>", html, flags=re.S):
+        parse_svg(svg)
+    assert "<script" not in html
+    assert "years" in html and "Optimisation history" in html
+    # same result, same bytes
+    again = regression_result.report(tmp_path / "again.html")
+    assert again.read_bytes() == path.read_bytes()
+
+
+def test_write_report_checks_the_path(regression_result, tmp_path):
+    from autocat._report import write_report
+
+    with pytest.raises(ValueError, match=r"does not exist\. Create it first"):
+        write_report(regression_result, tmp_path / "missing" / "r.html")
+    with pytest.raises(ValueError, match="is a folder"):
+        write_report(regression_result, tmp_path)
+
+
+def test_importances_of_a_classifier_use_class_codes():
+    import numpy as np
+    import pandas as pd
+
+    import autocat
+    from autocat._report import collect_report_data
+
+    rng = np.random.default_rng(1)
+    n = 90
+    frame = pd.DataFrame({"x": rng.normal(size=n), "other": rng.normal(size=n)})
+    frame["label"] = np.select([frame["x"] < -0.5, frame["x"] > 0.5],
+                               ["low", "high"], "mid")  # fmt: skip
+    result = autocat.auto_fit(
+        frame, "label", n_trials=1, cv=2, random_state=0, show_progress=False
+    )
+    data = collect_report_data(result)
+    assert data.task == "multiclass" and data.metric == "accuracy"
+    assert data.importances[0][0] == "x"
+    assert data.importances[0][1] > 0.2
