@@ -344,7 +344,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
                 state.outputs = (name,)
                 return state, _Encoded(source=column)
             values = values.reshape(-1, 1)
-            return state, self._fit_full(state, pd.DataFrame({name: values[:, 0]}))
+            return self._fit_full(state, pd.DataFrame({name: values[:, 0]}))
         codes, uniques = self._convert(state, codes, uniques, column)
         transformer = self._resolve(decision.kind, decision)
         state.transformer = transformer
