@@ -43,6 +43,7 @@ _PARQUET_SUFFIXES = {".parquet", ".pq"}
 _TASKS = ("auto", "regression", "binary", "multiclass")
 DEMO_TIME_BUDGET = 40.0
 DEMO_REPORT = "autocat-demo-report.html"
+DEMO_TARGET = "current_annual_salary"
 
 
 class CommandError(Exception):
@@ -320,7 +321,7 @@ def _fit_and_write(
     if args.format == "json":
         payload = _result_payload(result)
         payload["model"] = None if model_path is None else str(model_path)
-        payload["report"] = None if report_path is None else str(report_path)
+        payload["report"] = None if report_path is None else str(report_path.resolve())
         _emit_json(payload, sys.stdout)
     else:
         out = sys.stdout
@@ -329,7 +330,7 @@ def _fit_and_write(
         if model_path is not None:
             out.write(f"model written to {model_path}\n")
         if report_path is not None:
-            out.write(f"report written to {report_path}\n")
+            out.write(f"report written to {report_path.resolve()}\n")
     return 0
 
 
@@ -349,12 +350,18 @@ def _output_path(value: str | None, what: str) -> Path | None:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from autocat.datasets import load_employee_salaries
 
-    frame = load_employee_salaries()
-    target = "current_annual_salary"
     report = _output_path(args.report, "report")
     model = _output_path(args.out, "model")
-    _LOGGER.info("demo: employee salaries (%d rows); predicting %r", len(frame), target)
-    return _fit_and_write(args, frame, target, model_path=model, report_path=report)
+    frame = load_employee_salaries()
+    if args.rows is not None and args.rows < len(frame):
+        frame = frame.sample(args.rows, random_state=args.seed).reset_index(drop=True)
+    _LOGGER.info(
+        "demo: Employee Salaries (%d rows, bundled); predicting %r",
+        len(frame), DEMO_TARGET,
+    )  # fmt: skip
+    return _fit_and_write(
+        args, frame, DEMO_TARGET, model_path=model, report_path=report
+    )
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
@@ -570,6 +577,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write the report (default: %(default)s)",
     )  # fmt: skip
     demo.add_argument("--out", metavar="MODEL", help="also save the fitted model")
+    demo.add_argument(
+        "--rows", type=_positive_int, default=None, metavar="N",
+        help="use a random sample of N rows (default: all 9,228)",
+    )  # fmt: skip
     demo.set_defaults(handler=_cmd_demo)
 
     fit = commands.add_parser(

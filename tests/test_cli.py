@@ -346,3 +346,35 @@ def test_fit_default_model_name(capsys, salaries_csv, tmp_path, monkeypatch):
     assert code == 0, err
     assert "model written to salaries.autocat" in out
     assert (tmp_path / "salaries.autocat").exists()
+
+
+# --- demo -------------------------------------------------------------------------
+
+
+def test_demo_on_a_sample_of_the_bundled_table(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "demo", "--rows", "300", "--n-trials", "1",
+                         "--seed", "7", "--format", "json")  # fmt: skip
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload["target"] == "current_annual_salary"
+    assert payload["task"] == "regression" and payload["seed"] == 7
+    report = tmp_path / cli.DEMO_REPORT
+    assert payload["report"] == str(report.resolve())
+    assert "Employee Salaries (300 rows" in err
+    html = report.read_text()
+    assert "employee_position_title" in html
+
+
+@pytest.mark.slow
+def test_demo_with_its_defaults_finishes_in_time(capsys, tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    tic = time.perf_counter()
+    code, out, err = run(capsys, "demo", "-q")
+    elapsed = time.perf_counter() - tic
+    assert code == 0, err
+    assert "seed: 0" in out
+    assert f"report written to {(tmp_path / cli.DEMO_REPORT).resolve()}" in out
+    assert elapsed < 100, elapsed
