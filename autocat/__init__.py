@@ -3,6 +3,7 @@
 from autocat import datasets as datasets
 from autocat._auto import AutoResult, auto_fit
 from autocat._datetime import DatetimeEncoder
+from autocat._gamma_poisson import GammaPoissonEncoder
 from autocat._minhash import MinHashEncoder
 from autocat._persistence import load
 from autocat._recipe import Recipe
@@ -19,6 +20,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AutoResult",
     "DatetimeEncoder",
+    "GammaPoissonEncoder",
     "MinHashEncoder",
     "Recipe",
     "TableVectorizer",

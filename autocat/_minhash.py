@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from autocat._dataframe import column_values, n_rows, to_2d
+from autocat._factorize import factorize_strings
 from autocat._murmur import minhash_strings
 from autocat._ngrams import pack_strings
 from autocat._sklearn_compat import (
@@ -92,9 +92,9 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
     MurmurHash3 kernel. Memory is the float32 output plus one packed copy of the
     distinct strings.
 
-    Values that are not strings are encoded as ``str(value)``, so ``1`` and
-    ``"1"`` get the same features; ``bytes`` values are rejected because their
-    ``str`` (``"b'...'"``) is rarely what was meant.
+    Values that are not strings are encoded as ``str(value)``: ``1`` and ``"1"``
+    get the same features, ``1``, ``1.0`` and ``True`` do not. ``bytes`` values
+    are rejected because their ``str`` (``"b'...'"``) is rarely what was meant.
 
     References
     ----------
@@ -109,15 +109,15 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
     ...                              "Bus Operator", None]})
     >>> encoder = MinHashEncoder(n_components=4).fit(df)
     >>> encoder.transform(df).round(3)
-    array([[0.007, 0.001, 0.034, 0.013],
-           [0.007, 0.007, 0.034, 0.013],
-           [0.013, 0.015, 0.017, 0.034],
+    array([[0.   , 0.003, 0.002, 0.008],
+           [0.   , 0.003, 0.002, 0.008],
+           [0.023, 0.033, 0.04 , 0.014],
            [0.   , 0.   , 0.   , 0.   ]], dtype=float32)
     >>> encoder.get_feature_names_out().tolist()
     ['title_0', 'title_1', 'title_2', 'title_3']
     """
 
-    _parameter_constraints: dict[str, list[Any]] = {
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "ngram_range": [tuple],
         "minmax": ["boolean"],
@@ -206,7 +206,9 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         out = np.empty((n_rows(X), d * len(names)), dtype=np.float32)
         for index, name in enumerate(names):
             codes, table = self._encode_distinct(column_values(X, index), name)
-            np.take(table, codes, axis=0, out=out[:, index * d : (index + 1) * d])
+            # codes are valid indices: mode='clip' avoids the buffered 'raise' mode
+            block = out[:, index * d : (index + 1) * d]
+            np.take(table, codes, axis=0, out=block, mode="clip")
         return out
 
     def _input_names(self) -> list[str]:
@@ -218,16 +220,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         Returns ``codes`` (row -> row of ``table``) and ``table``, whose last row is
         the encoding of a missing value.
         """
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
-        strings = _as_strings(uniques, name)
-        if strings is None:
-            # Mixed types: 1, 1.0 and True factorise together; str() tells them apart.
-            values = np.asarray(values, dtype=object)
-            missing = pd.isna(values)
-            _reject_bytes(values[~missing], name)
-            stringified = np.where(missing, None, values.astype(str))
-            codes, uniques = pd.factorize(stringified, use_na_sentinel=True)
-            strings = list(uniques)
+        codes, strings = factorize_strings(values, name)
         n_distinct = len(strings)
         missing_code = codes < 0
         if missing_code.any():
@@ -294,29 +287,10 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
             dtype=object,
         )
 
-    def __sklearn_tags__(self):  # noqa: D105
+    def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.string = True
         tags.input_tags.categorical = True
         tags.input_tags.allow_nan = True
         tags.transformer_tags.preserves_dtype = []
         return tags
-
-
-def _as_strings(uniques: Any, name: str) -> list[str] | None:
-    """The distinct values as ``str``, or ``None`` if some are not strings."""
-    values = list(uniques)
-    if all(type(value) is str for value in values):
-        return values
-    _reject_bytes(values, name)
-    return None
-
-
-def _reject_bytes(values: Any, name: str) -> None:
-    for value in values:
-        if isinstance(value, bytes | bytearray):
-            raise TypeError(
-                f"Column {name!r} holds bytes values, e.g. {value[:20]!r}; "
-                "MinHashEncoder encodes text. Decode them first, e.g. "
-                "df[col].str.decode('utf-8')."
-            )

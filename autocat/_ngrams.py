@@ -14,7 +14,14 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numba import njit
 
-__all__ = ["char_ngrams", "normalize", "pack_strings", "utf8_encode_gram"]
+__all__ = [
+    "char_ngrams",
+    "count_ngrams",
+    "hash_keys",
+    "normalize",
+    "pack_strings",
+    "utf8_encode_gram",
+]
 
 
 def normalize(string: str) -> str:
@@ -139,3 +146,138 @@ def utf8_encode_gram(codepoints, start, n, buffer):  # pragma: no cover - compil
             buffer[size + 3] = 0x80 | (cp & 0x3F)
             size += 4
     return size
+
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gram_key(codepoints, start, n):  # pragma: no cover - compiled
+    """64-bit key of ``codepoints[start:start + n]``: FNV-1a, then a mixer.
+
+    The mixer (the splitmix64 finaliser) spreads every input bit over the low bits
+    too, so that ``key % n_buckets`` is a good hashing-trick bucket.
+    """
+    h = _FNV_OFFSET
+    for position in range(start, start + n):
+        h = (h ^ np.uint64(codepoints[position])) * _FNV_PRIME
+    h = (h ^ np.uint64(n)) * _FNV_PRIME
+    h ^= h >> np.uint64(30)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(27)
+    h *= np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(31)
+    return h
+
+
+@njit(cache=True, nogil=True)
+def _count_packed(codepoints, offsets, ngram_min, ngram_max):  # pragma: no cover
+    n_strings = offsets.shape[0] - 1
+    bounds = np.zeros(n_strings + 1, dtype=np.int64)
+    longest = 0
+    for i in range(n_strings):
+        length = offsets[i + 1] - offsets[i]
+        size = 0
+        for n in range(ngram_min, ngram_max + 1):
+            size += max(0, length - n + 1)
+        bounds[i + 1] = bounds[i] + size
+        longest = max(longest, size)
+    keys = np.empty(bounds[n_strings], dtype=np.uint64)
+    counts = np.empty(bounds[n_strings], dtype=np.float64)
+    indptr = np.zeros(n_strings + 1, dtype=np.int64)
+    buffer = np.empty(longest, dtype=np.uint64)
+    write = 0
+    for i in range(n_strings):
+        start = offsets[i]
+        stop = offsets[i + 1]
+        size = 0
+        for n in range(ngram_min, ngram_max + 1):
+            for position in range(start, stop - n + 1):
+                buffer[size] = _gram_key(codepoints, position, n)
+                size += 1
+        grams = np.sort(buffer[:size])
+        # run-length encode the sorted keys; `write` never passes bounds[i + 1]
+        for k in range(size):
+            if k > 0 and grams[k] == grams[k - 1]:
+                counts[write - 1] += 1.0
+            else:
+                keys[write] = grams[k]
+                counts[write] = 1.0
+                write += 1
+        indptr[i + 1] = write
+    return indptr, keys[:write].copy(), counts[:write].copy()
+
+
+def count_ngrams(
+    strings: Iterable[str], ngram_range: tuple[int, int] = (2, 4)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Count the character n-grams of each string, identified by 64-bit keys.
+
+    The n-grams are those of :func:`char_ngrams`; each distinct n-gram is
+    identified by a 64-bit hash of its code points rather than by a vocabulary,
+    so that counts of separate chunks of data can be merged without a shared
+    dictionary (two distinct n-grams share a key with probability about
+    ``2**-64`` per pair). One compiled pass over :func:`pack_strings`' packed
+    code points; no Python object per n-gram.
+
+    Parameters
+    ----------
+    strings : iterable of str
+        The values to count.
+    ngram_range : tuple of int, default=(2, 4)
+        Smallest and largest ``n``, both included.
+
+    Returns
+    -------
+    indptr : ndarray of int64 of shape (n_strings + 1,)
+        String ``i`` has the n-grams ``keys[indptr[i]:indptr[i + 1]]``.
+    keys : ndarray of uint64
+        The distinct n-gram keys of each string, in increasing order.
+    counts : ndarray of float64
+        How many times each n-gram occurs in its string.
+
+    Examples
+    --------
+    >>> from autocat._ngrams import count_ngrams
+    >>> indptr, keys, counts = count_ngrams(["aaa", "ab"], (2, 2))
+    >>> indptr.tolist()
+    [0, 3, 6]
+    >>> sorted(counts[:3].tolist())  # ' a', 'aa' (twice), 'a '
+    [1.0, 1.0, 2.0]
+    """
+    codepoints, offsets = pack_strings(strings)
+    low, high = ngram_range
+    return _count_packed(codepoints, offsets, low, high)
+
+
+def hash_keys(keys: np.ndarray, seed: int) -> np.ndarray:
+    """Re-hash 64-bit n-gram keys with a seed, for hashing-trick projections.
+
+    Parameters
+    ----------
+    keys : ndarray of uint64
+        Keys from :func:`count_ngrams`.
+    seed : int
+        Different seeds give independent-looking hashes.
+
+    Returns
+    -------
+    ndarray of uint64
+        The mixed keys.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._ngrams import hash_keys
+    >>> keys = np.array([1, 2], dtype=np.uint64)
+    >>> bool((hash_keys(keys, 0) != hash_keys(keys, 1)).all())
+    True
+    """
+    with np.errstate(over="ignore"):
+        h = keys ^ np.uint64((seed * 0x9E3779B97F4A7C15) % 2**64)
+        h = h ^ (h >> np.uint64(30))
+        h = h * np.uint64(0xBF58476D1CE4E5B9)
+        h = h ^ (h >> np.uint64(27))
+        h = h * np.uint64(0x94D049BB133111EB)
+        return h ^ (h >> np.uint64(31))
