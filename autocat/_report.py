@@ -246,10 +246,7 @@ def _importances(result: AutoResult) -> tuple[list[tuple[str, float, float]], st
 
 
 def _topics(vectorizer: Any, X: pd.DataFrame) -> list[dict[str, Any]]:
-    try:
-        from autocat._gamma_poisson import GammaPoissonEncoder
-    except ImportError:  # pragma: no cover - the gamma-poisson branch not merged yet
-        return []
+    from autocat._gamma_poisson import GammaPoissonEncoder
 
     topics = []
     for column, encoder in vectorizer.transformers_.items():

@@ -285,3 +285,38 @@ def test_importances_of_a_classifier_use_class_codes():
     assert data.task == "multiclass" and data.metric == "accuracy"
     assert data.importances[0][0] == "x"
     assert data.importances[0][1] > 0.2
+
+
+def test_topics_of_gamma_poisson_columns():
+    import numpy as np
+    import pandas as pd
+
+    import autocat
+    from autocat._report import _topics
+
+    rng = np.random.default_rng(0)
+    titles = [f"{a} {b}" for a in ("police", "fire", "nurse", "bus", "library")
+              for b in ("officer", "aide", "manager", "driver", "clerk",
+                        "supervisor", "assistant")]  # fmt: skip
+    X = pd.DataFrame({"title": rng.choice(titles, 200), "n": rng.normal(size=200)})
+    vectorizer = autocat.TableVectorizer(
+        high_cardinality="gamma_poisson", n_components=4, cardinality_threshold=10
+    ).fit(X)
+    (topic,) = _topics(vectorizer, X)
+    encoder = vectorizer.transformers_["title"]
+    assert topic["column"] == "title"
+    assert topic["labels"] == list(encoder.topic_labels_)
+    assert len(topic["top_words"]) == 4
+    assert len(topic["categories"]) == 15
+    counts = X["title"].value_counts()
+    assert topic["categories"][0] == counts.index[0]  # most frequent first
+    activations = np.asarray(topic["activations"])
+    assert activations.shape == (15, 4)
+    assert (activations >= 0).all()
+    np.testing.assert_allclose(
+        activations,
+        encoder.transform(pd.DataFrame({"title": topic["categories"]})),
+        rtol=1e-6,
+    )
+    html = render_report(make_data(topics=[topic]))
+    assert topic["labels"][0].split(",")[0] in html
