@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 __all__ = [
+    "NgramVocabulary",
     "char_ngrams",
     "count_ngrams",
     "hash_keys",
@@ -206,7 +207,7 @@ def _count_packed(codepoints, offsets, ngram_min, ngram_max):  # pragma: no cove
                 counts[write] = 1.0
                 write += 1
         indptr[i + 1] = write
-    return indptr, keys[:write].copy(), counts[:write].copy()
+    return indptr, keys[:write], counts[:write]
 
 
 def count_ngrams(
@@ -281,3 +282,160 @@ def hash_keys(keys: np.ndarray, seed: int) -> np.ndarray:
         h = h ^ (h >> np.uint64(27))
         h = h * np.uint64(0x94D049BB133111EB)
         return h ^ (h >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def _rehash(table_keys, table_ids, size):  # pragma: no cover - compiled
+    new_keys = np.zeros(size, dtype=np.uint64)
+    new_ids = np.full(size, -1, dtype=np.int64)
+    mask = np.uint64(size - 1)
+    for slot in range(table_keys.shape[0]):
+        column = table_ids[slot]
+        if column >= 0:
+            probe = np.int64(table_keys[slot] & mask)
+            while new_ids[probe] >= 0:
+                probe = (probe + 1) & (size - 1)
+            new_keys[probe] = table_keys[slot]
+            new_ids[probe] = column
+    return new_keys, new_ids
+
+
+@njit(cache=True, nogil=True)
+def _grow(array, size, fill):  # pragma: no cover - compiled
+    grown = np.full(size, fill, dtype=array.dtype)
+    grown[: array.shape[0]] = array
+    return grown
+
+
+@njit(cache=True, nogil=True)
+def _count_columns(
+    codepoints, offsets, ngram_min, ngram_max,
+    table_keys, table_ids, column_keys, n_columns, grow,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Count n-grams per string as vocabulary columns, in one pass, no sorting.
+
+    Each n-gram occurrence is hashed (:func:`_gram_key`) and looked up in an
+    open-addressing table (size a power of two, ``-1`` marks an empty slot);
+    ``marker[column] == i`` tells whether string ``i`` already has the column.
+    """
+    n_strings = offsets.shape[0] - 1
+    bound = 0
+    for i in range(n_strings):
+        length = offsets[i + 1] - offsets[i]
+        for n in range(ngram_min, ngram_max + 1):
+            bound += max(0, length - n + 1)
+    cols = np.empty(bound, dtype=np.int64)
+    counts = np.empty(bound, dtype=np.float64)
+    indptr = np.zeros(n_strings + 1, dtype=np.int64)
+    marker = np.full(max(column_keys.shape[0], 1), -1, dtype=np.int64)
+    where = np.empty(marker.shape[0], dtype=np.int64)
+    write = 0
+    for i in range(n_strings):
+        start = offsets[i]
+        stop = offsets[i + 1]
+        for n in range(ngram_min, ngram_max + 1):
+            for position in range(start, stop - n + 1):
+                key = _gram_key(codepoints, position, n)
+                if grow and 2 * (n_columns + 1) > table_keys.shape[0]:
+                    table_keys, table_ids = _rehash(
+                        table_keys, table_ids, 2 * table_keys.shape[0]
+                    )
+                size = table_keys.shape[0]
+                probe = np.int64(key & np.uint64(size - 1))
+                while table_ids[probe] >= 0 and table_keys[probe] != key:
+                    probe = (probe + 1) & (size - 1)
+                column = table_ids[probe]
+                if column < 0:
+                    if not grow:
+                        continue  # unknown n-gram
+                    if n_columns == column_keys.shape[0]:
+                        column_keys = _grow(column_keys, 2 * n_columns + 64, 0)
+                    if n_columns == marker.shape[0]:
+                        marker = _grow(marker, column_keys.shape[0], -1)
+                        where = _grow(where, column_keys.shape[0], 0)
+                    column = n_columns
+                    table_keys[probe] = key
+                    table_ids[probe] = column
+                    column_keys[column] = key
+                    n_columns += 1
+                if marker[column] == i:
+                    counts[where[column]] += 1.0
+                else:
+                    marker[column] = i
+                    where[column] = write
+                    cols[write] = column
+                    counts[write] = 1.0
+                    write += 1
+        indptr[i + 1] = write
+    return (
+        indptr, cols[:write], counts[:write],
+        table_keys, table_ids, column_keys, n_columns,
+    )  # fmt: skip
+
+
+class NgramVocabulary:
+    """A growing vocabulary of n-grams, and n-gram counts over its columns.
+
+    Columns are numbered in order of first appearance; n-grams are identified by
+    the 64-bit keys of :func:`count_ngrams`, so a vocabulary can keep growing with
+    new chunks of data. Memory: about 40 bytes per n-gram.
+
+    Examples
+    --------
+    >>> from autocat._ngrams import NgramVocabulary
+    >>> vocabulary = NgramVocabulary()
+    >>> indptr, cols, counts = vocabulary.count(["aaa", "ab"], (2, 2), grow=True)
+    >>> indptr.tolist(), cols.tolist(), counts.tolist()
+    ([0, 3, 6], [0, 1, 2, 0, 3, 4], [1.0, 2.0, 1.0, 1.0, 1.0, 1.0])
+    >>> vocabulary.count(["ba"], (2, 2), grow=False)[1].tolist()  # only 'a ' known
+    [2]
+    >>> len(vocabulary)
+    5
+    """
+
+    def __init__(self) -> None:
+        self.table_keys = np.zeros(1024, dtype=np.uint64)
+        self.table_ids = np.full(1024, -1, dtype=np.int64)
+        self.column_keys = np.zeros(0, dtype=np.uint64)
+        self.n_columns = 0
+
+    def __len__(self) -> int:
+        return self.n_columns
+
+    def keys(self) -> np.ndarray:
+        """Return the 64-bit key of each column."""
+        return self.column_keys[: self.n_columns]
+
+    def count(
+        self, strings: Iterable[str], ngram_range: tuple[int, int], *, grow: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Count the n-grams of ``strings`` as columns of this vocabulary.
+
+        Parameters
+        ----------
+        strings : iterable of str
+            The values to count (see :func:`char_ngrams`).
+        ngram_range : tuple of int
+            Smallest and largest ``n``, both included.
+        grow : bool
+            Add unknown n-grams as new columns; otherwise skip them.
+
+        Returns
+        -------
+        indptr, cols, counts : ndarray
+            The counts in CSR form: string ``i`` has ``counts[k]`` occurrences of
+            column ``cols[k]`` for ``k`` in ``indptr[i]:indptr[i + 1]``.
+        """
+        codepoints, offsets = pack_strings(strings)
+        low, high = ngram_range
+        # the kernel is compiled for writeable arrays; unpickled ones may be read-only
+        tables = [
+            a if a.flags.writeable else a.copy()
+            for a in (self.table_keys, self.table_ids, self.column_keys)
+        ]
+        indptr, cols, counts, *state = _count_columns(
+            codepoints, offsets, low, high, *tables, self.n_columns, grow
+        )
+        if grow:
+            self.table_keys, self.table_ids, self.column_keys, self.n_columns = state
+        return indptr, cols, counts
