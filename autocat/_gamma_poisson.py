@@ -35,7 +35,7 @@ __all__ = ["GammaPoissonEncoder"]
 # Hashing trick of the k-means initialisation (paper section 3.2.2).
 _HASH_DIM = 128
 # k-means runs on at most this many distinct values (the paper's streaming advice).
-_KMEANS_MAX_VALUES = 2_000
+_KMEANS_MAX_VALUES = 1_000
 _KMEANS_MAX_ITER = 30
 # Smoothing added to the prototypes' counts (reference implementation: 0.1).
 _INIT_SMOOTHING = 0.1
@@ -45,6 +45,8 @@ _E_STEP_TOL = 1e-3  # paper Table 6, epsilon
 _E_STEP_MAX_ITER_FIT = 10
 _E_STEP_MAX_ITER_TRANSFORM = 100
 _LABEL_WORDS = 3
+# Topic labels and top words read the most frequent distinct values only.
+_LABEL_MAX_VALUES = 10_000
 _SEPARATOR = " \x01 "
 _PUNCTUATION_TO_SPACE = str.maketrans(dict.fromkeys(string.punctuation, " "))
 
@@ -107,6 +109,7 @@ class _ColumnModel:
 
 def _initial_activations(indptr, data, n_components, alpha, beta):
     """Uniform activations whose total is the E-step fixed point's total."""
+    data = np.asarray(data, dtype=np.float64)
     totals = np.add.reduceat(data, indptr[:-1]) if len(data) else np.zeros(0)
     totals = np.where(np.diff(indptr) > 0, totals, 0.0)
     total = (totals + n_components * (alpha - 1.0)) / (1.0 + 1.0 / beta)
@@ -152,7 +155,7 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
     init : {'k-means++', 'random'}, default='k-means++'
         Initial topics: the n-gram counts of the values nearest to the k-means
         centroids of a hashed 128-dimensional projection of the counts (on at most
-        2,000 distinct values), or Gamma noise.
+        1,000 distinct values), or Gamma noise.
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the order of mini-batches.
     handle_missing : {'zero', 'nan', 'error'}, default='zero'
@@ -201,6 +204,8 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
     ``n(w)`` is the number of training rows containing ``w`` and ``p(k | w)`` the
     share of topic ``k`` in their l1-normalised activations: frequent words that
     belong to one topic win, rare typos and words spread over all topics do not.
+    Labels, :meth:`top_words` and :meth:`top_categories` read the 10,000 most
+    frequent distinct training values (all of them when there are fewer).
 
     References
     ----------
@@ -552,13 +557,19 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
         ranked: list[list[str]] = []
         for model in self._models:
             d = model.A_hat.shape[1]
-            shares = model.X / np.maximum(model.X.sum(axis=1, keepdims=True), 1e-300)
+            keep = np.arange(len(model.values))
+            if len(keep) > _LABEL_MAX_VALUES:
+                by_weight = np.argsort(-model.weights, kind="stable")
+                keep = np.sort(by_weight[:_LABEL_MAX_VALUES])
+            X, weights = model.X[keep], model.weights[keep]
+            values = [model.values[k] for k in keep]
+            shares = X / np.maximum(X.sum(axis=1, keepdims=True), 1e-300)
             if words:
-                names, incidence = _word_incidence(model.values)
+                names, incidence = _word_incidence(values)
             else:
-                names = np.asarray(model.values, dtype=object)
+                names = np.asarray(values, dtype=object)
                 incidence = sparse.identity(len(names), format="csr")
-            weighted = incidence @ sparse.diags(model.weights)
+            weighted = incidence @ sparse.diags(weights)
             mass = np.asarray(weighted @ shares).reshape(len(names), d)
             freq = np.asarray(weighted.sum(axis=1)).ravel()
             score = mass**2 / np.maximum(freq, 1e-300)[:, None]
@@ -652,6 +663,7 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
             indptr, cols, f = model.counts(strings, self.ngram_range, grow=False)
             row = np.repeat(np.arange(len(strings)), np.diff(indptr))
             Lam = model.topics()
+            f = f.astype(np.float64)
             fitted = np.einsum("pd,dp->p", H[row], Lam[:, cols])
             per_gram = f * np.log(f / np.maximum(fitted, 1e-300)) - f + fitted
             per_row = np.bincount(row, per_gram, minlength=len(strings))

@@ -163,6 +163,12 @@ def _gram_key(codepoints, start, n):  # pragma: no cover - compiled
     h = _FNV_OFFSET
     for position in range(start, start + n):
         h = (h ^ np.uint64(codepoints[position])) * _FNV_PRIME
+    return _mix(h, n)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mix(h, n):  # pragma: no cover - compiled
+    """Finish the key of an n-gram whose FNV-1a hash so far is ``h``."""
     h = (h ^ np.uint64(n)) * _FNV_PRIME
     h ^= h >> np.uint64(30)
     h *= np.uint64(0xBF58476D1CE4E5B9)
@@ -301,22 +307,52 @@ def _rehash(table_keys, table_ids, size):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _grow(array, size, fill):  # pragma: no cover - compiled
-    grown = np.full(size, fill, dtype=array.dtype)
-    grown[: array.shape[0]] = array
-    return grown
+def _insert_keys(
+    codepoints, offsets, first, ngram_min, ngram_max,
+    table_keys, table_ids, column_keys, n_columns, limit,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Add the n-grams of packed strings ``first, first + 1, ...`` to a table.
+
+    The open-addressing table (``table_keys``, ``table_ids``; size a power of
+    two, ``-1`` marks an empty slot) maps an n-gram key to its column; new keys
+    get the next columns, in order of first appearance. The tables are never
+    resized here (which keeps the loop fast): the kernel stops after the string
+    that takes the vocabulary past ``limit`` and returns
+    ``(next string, n_columns)``; the caller grows the tables and resumes.
+    """
+    size = table_keys.shape[0]
+    for i in range(first, offsets.shape[0] - 1):
+        if n_columns > limit:
+            return i, n_columns
+        start = offsets[i]
+        stop = offsets[i + 1]
+        # the n-grams starting at `position`, shortest first, share a hash prefix
+        for position in range(start, stop - ngram_min + 1):
+            h = _FNV_OFFSET
+            for n in range(1, min(ngram_max, stop - position) + 1):
+                h = (h ^ np.uint64(codepoints[position + n - 1])) * _FNV_PRIME
+                if n < ngram_min:
+                    continue
+                key = _mix(h, n)
+                probe = np.int64(key & np.uint64(size - 1))
+                while table_ids[probe] >= 0 and table_keys[probe] != key:
+                    probe = (probe + 1) & (size - 1)
+                if table_ids[probe] < 0:
+                    table_keys[probe] = key
+                    table_ids[probe] = n_columns
+                    column_keys[n_columns] = key
+                    n_columns += 1
+    return offsets.shape[0] - 1, n_columns
 
 
 @njit(cache=True, nogil=True)
-def _count_columns(
-    codepoints, offsets, ngram_min, ngram_max,
-    table_keys, table_ids, column_keys, n_columns, grow,
-):  # fmt: skip  # pragma: no cover - compiled
-    """Count n-grams per string as vocabulary columns, in one pass, no sorting.
+def _count_known(
+    codepoints, offsets, ngram_min, ngram_max, table_keys, table_ids, n_columns
+):  # pragma: no cover - compiled
+    """Count the known n-grams of each packed string, as CSR over columns.
 
-    Each n-gram occurrence is hashed (:func:`_gram_key`) and looked up in an
-    open-addressing table (size a power of two, ``-1`` marks an empty slot);
-    ``marker[column] == i`` tells whether string ``i`` already has the column.
+    Unknown n-grams are skipped. ``marker[column] == i`` tells whether string
+    ``i`` already has the column, so no sorting is needed.
     """
     n_strings = offsets.shape[0] - 1
     bound = 0
@@ -324,53 +360,39 @@ def _count_columns(
         length = offsets[i + 1] - offsets[i]
         for n in range(ngram_min, ngram_max + 1):
             bound += max(0, length - n + 1)
-    cols = np.empty(bound, dtype=np.int64)
-    counts = np.empty(bound, dtype=np.float64)
+    cols = np.empty(bound, dtype=np.int32)
+    counts = np.empty(bound, dtype=np.float32)
     indptr = np.zeros(n_strings + 1, dtype=np.int64)
-    marker = np.full(max(column_keys.shape[0], 1), -1, dtype=np.int64)
-    where = np.empty(marker.shape[0], dtype=np.int64)
+    marker = np.full(n_columns, -1, dtype=np.int64)
+    where = np.empty(n_columns, dtype=np.int64)
+    size = table_keys.shape[0]
     write = 0
     for i in range(n_strings):
         start = offsets[i]
         stop = offsets[i + 1]
-        for n in range(ngram_min, ngram_max + 1):
-            for position in range(start, stop - n + 1):
-                key = _gram_key(codepoints, position, n)
-                if grow and 2 * (n_columns + 1) > table_keys.shape[0]:
-                    table_keys, table_ids = _rehash(
-                        table_keys, table_ids, 2 * table_keys.shape[0]
-                    )
-                size = table_keys.shape[0]
+        for position in range(start, stop - ngram_min + 1):
+            h = _FNV_OFFSET
+            for n in range(1, min(ngram_max, stop - position) + 1):
+                h = (h ^ np.uint64(codepoints[position + n - 1])) * _FNV_PRIME
+                if n < ngram_min:
+                    continue
+                key = _mix(h, n)
                 probe = np.int64(key & np.uint64(size - 1))
                 while table_ids[probe] >= 0 and table_keys[probe] != key:
                     probe = (probe + 1) & (size - 1)
                 column = table_ids[probe]
                 if column < 0:
-                    if not grow:
-                        continue  # unknown n-gram
-                    if n_columns == column_keys.shape[0]:
-                        column_keys = _grow(column_keys, 2 * n_columns + 64, 0)
-                    if n_columns == marker.shape[0]:
-                        marker = _grow(marker, column_keys.shape[0], -1)
-                        where = _grow(where, column_keys.shape[0], 0)
-                    column = n_columns
-                    table_keys[probe] = key
-                    table_ids[probe] = column
-                    column_keys[column] = key
-                    n_columns += 1
+                    continue  # unknown n-gram
                 if marker[column] == i:
-                    counts[where[column]] += 1.0
+                    counts[where[column]] += np.float32(1.0)
                 else:
                     marker[column] = i
                     where[column] = write
                     cols[write] = column
-                    counts[write] = 1.0
+                    counts[write] = np.float32(1.0)
                     write += 1
         indptr[i + 1] = write
-    return (
-        indptr, cols[:write], counts[:write],
-        table_keys, table_ids, column_keys, n_columns,
-    )  # fmt: skip
+    return indptr, cols[:write], counts[:write]
 
 
 class NgramVocabulary:
@@ -402,6 +424,33 @@ class NgramVocabulary:
     def __len__(self) -> int:
         return self.n_columns
 
+    def _insert(self, codepoints, offsets, low, high) -> None:
+        lengths = np.diff(offsets)
+        # new columns one string can add, at most
+        per_string = int(lengths.max(initial=0)) * (high - low + 1)
+        # compiled for writeable arrays; unpickled ones may be read-only
+        if not self.table_keys.flags.writeable:
+            self.table_keys = self.table_keys.copy()
+            self.table_ids = self.table_ids.copy()
+        first = 0
+        while first < len(lengths):
+            size = self.table_keys.shape[0]
+            limit = size // 2 - per_string
+            if limit < self.n_columns:  # too full to hold one more string: grow
+                self.table_keys, self.table_ids = _rehash(
+                    self.table_keys, self.table_ids, 2 * size
+                )
+                continue
+            if self.column_keys.shape[0] < size // 2:
+                grown = np.zeros(size // 2, dtype=np.uint64)
+                grown[: self.n_columns] = self.column_keys[: self.n_columns]
+                self.column_keys = grown
+            first, self.n_columns = _insert_keys(
+                codepoints, offsets, first, low, high,
+                self.table_keys, self.table_ids, self.column_keys,
+                self.n_columns, limit,
+            )  # fmt: skip
+
     def keys(self) -> np.ndarray:
         """Return the 64-bit key of each column."""
         return self.column_keys[: self.n_columns]
@@ -422,20 +471,15 @@ class NgramVocabulary:
 
         Returns
         -------
-        indptr, cols, counts : ndarray
+        indptr, cols, counts : ndarray of int64, int32, float32
             The counts in CSR form: string ``i`` has ``counts[k]`` occurrences of
             column ``cols[k]`` for ``k`` in ``indptr[i]:indptr[i + 1]``.
         """
         codepoints, offsets = pack_strings(strings)
         low, high = ngram_range
-        # the kernel is compiled for writeable arrays; unpickled ones may be read-only
-        tables = [
-            a if a.flags.writeable else a.copy()
-            for a in (self.table_keys, self.table_ids, self.column_keys)
-        ]
-        indptr, cols, counts, *state = _count_columns(
-            codepoints, offsets, low, high, *tables, self.n_columns, grow
-        )
         if grow:
-            self.table_keys, self.table_ids, self.column_keys, self.n_columns = state
-        return indptr, cols, counts
+            self._insert(codepoints, offsets, low, high)
+        return _count_known(
+            codepoints, offsets, low, high,
+            self.table_keys, self.table_ids, self.n_columns,
+        )  # fmt: skip
