@@ -109,9 +109,8 @@ class _ColumnModel:
 
 def _initial_activations(indptr, data, n_components, alpha, beta):
     """Uniform activations whose total is the E-step fixed point's total."""
-    data = np.asarray(data, dtype=np.float64)
-    totals = np.add.reduceat(data, indptr[:-1]) if len(data) else np.zeros(0)
-    totals = np.where(np.diff(indptr) > 0, totals, 0.0)
+    cumulative = np.concatenate([[0.0], np.cumsum(data, dtype=np.float64)])
+    totals = cumulative[indptr[1:]] - cumulative[indptr[:-1]]
     total = (totals + n_components * (alpha - 1.0)) / (1.0 + 1.0 / beta)
     return np.repeat((total / n_components)[:, None], n_components, axis=1)
 

@@ -203,6 +203,11 @@ def test_empty_and_unseen_values():
     out = encoder.transform(pd.DataFrame({"title": ["", "qqq", "Police Chief"]}))
     np.testing.assert_array_equal(out[:2], 0.0)  # empty; no known n-gram
     assert out[2].max() > 1.0  # unseen, but shares n-grams with training values
+    last = encoder.transform(pd.DataFrame({"title": ["Police", "", "qqq"]}))
+    np.testing.assert_array_equal(last[1:], 0.0)
+    np.testing.assert_allclose(
+        last[0], encoder.transform(pd.DataFrame({"title": ["Police"]}))[0]
+    )
 
 
 def test_all_values_missing_or_empty():
