@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from autocat._dataframe import check_not_empty, column_values, n_rows, to_2d
 from autocat._factorize import factorize_strings
 from autocat._murmur import minhash_strings
-from autocat._ngrams import pack_strings
+from autocat._ngrams import pack_normalized
 from autocat._sklearn_compat import (
     Interval,
     StrOptions,
@@ -237,7 +237,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
     def _hash(self, strings: list[str]) -> np.ndarray:
         """Min-hash ``strings`` into a float32 array of shape (len, n_components)."""
         n_seeds = self.n_components // 2 if self.minmax else self.n_components
-        codepoints, offsets = pack_strings(strings)
+        codepoints, offsets = pack_normalized(strings)
         hashes = np.empty((len(strings), self.n_components), dtype=np.uint32)
         low, high = self.ngram_range
         n_threads = min(
