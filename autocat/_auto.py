@@ -271,7 +271,7 @@ def auto_fit(
         two values binary, strings and small integer sets multiclass.
     time_budget : float, optional
         Seconds for the whole call, final refit included. When one fold of the
-        first trial shows that fewer than three ``cv``-fold trials would fit,
+        first trial shows that fewer than ten ``cv``-fold trials would fit,
         every trial uses the first fold as a holdout.
     n_trials : int, optional
         Trials to run. Without it nor ``time_budget``, 20 trials run.

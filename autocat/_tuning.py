@@ -47,8 +47,11 @@ __all__ = [
 logger = logging.getLogger("autocat")
 
 # XGBoost grows at most this many trees per fold; early stopping picks fewer.
-MAX_ROUNDS = 2000
+MAX_ROUNDS = 1000
 EARLY_STOPPING_ROUNDS = 50
+# With a time budget, k-fold CV is kept only if this many trials would fit in it;
+# otherwise every trial uses the first fold as a holdout (k times cheaper).
+MIN_CV_TRIALS = 10
 # Attribute names stored on trials and studies.
 _N_ESTIMATORS = "n_estimators"
 _FOLD_SECONDS = "fold_seconds"
@@ -429,7 +432,16 @@ class _Objective:
         recipe = Recipe(
             self.task, random_state=self.random_state, n_jobs=self.xgb_threads, **params
         )
-        may_stop = self.deadline is not None and bool(_completed(study))
+        done = _completed(study)
+        may_stop = self.deadline is not None and bool(done)
+        stop_at = self.tuning_deadline(study)
+        if may_stop and stop_at is not None:
+            # A trial that would most likely be cut by the budget is not started.
+            typical = float(
+                np.median([sum(t.user_attrs.get(_FOLD_SECONDS, [0.0])) for t in done])
+            )
+            if stop_at - time.monotonic() < 0.5 * typical:
+                self._stop(trial, "time_budget")
         scores: list[float] = []
         rounds: list[int] = []
         seconds: list[float] = []
@@ -483,10 +495,10 @@ class _Objective:
     def _maybe_switch_to_holdout(
         self, study: optuna.Study, trial: optuna.Trial, fold_seconds: float
     ) -> None:
-        """Use one fold when fewer than three full trials would fit the budget."""
+        """Use one fold when fewer than ten full trials would fit the budget."""
         if self.time_budget is None or self.n_folds == 1 or trial.number != 0:
             return
-        if fold_seconds * self.n_folds * 3 > self.time_budget:
+        if fold_seconds * self.n_folds * MIN_CV_TRIALS > self.time_budget:
             logger.info(
                 "one fold took %.1fs: %d-fold trials would not fit a %.0fs budget, "
                 "so every trial uses the first fold as a holdout",
@@ -607,7 +619,7 @@ def tune(
     n_trials : int or None
         Trials this call runs (``None``: until the deadline).
     time_budget : float or None
-        Seconds for the whole call; a trial whose folds would not fit three times
+        Seconds for the whole call; when ten cv-fold trials would not fit,
         switches the search to a holdout (the first fold).
     deadline : float or None
         ``time.monotonic()`` by which the caller's refit must be finished too.
