@@ -15,7 +15,6 @@ import pandas as pd
 from sklearn.metrics import get_scorer, get_scorer_names
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.pipeline import Pipeline
-from sklearn.utils.metaestimators import available_if
 
 from autocat._dataframe import is_pandas, is_polars, series_values, to_pandas
 from autocat._recipe import TASKS, Recipe
@@ -460,10 +459,6 @@ def _baseline_score(study: optuna.Study) -> float:
     return math.nan
 
 
-def _is_classifier(result: AutoResult) -> bool:
-    return result.task_ != "regression"
-
-
 class AutoResult:
     """The outcome of :func:`auto_fit`: a fitted pipeline, its study and scores.
 
@@ -606,21 +601,24 @@ class AutoResult:
             return np.asarray(predictions)
         return self.classes_[np.asarray(predictions, dtype=np.int64)]
 
-    @available_if(_is_classifier)  # type: ignore[untyped-decorator]
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities, columns in the order of ``classes_``.
+    @property
+    def predict_proba(self) -> Callable[[Any], np.ndarray]:
+        """Predict class probabilities: ``result.predict_proba(X)``.
 
-        Only for classification results.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame or polars.DataFrame
-            Rows with the feature columns.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
+        ``X`` is a pandas or polars DataFrame with the feature columns; the result
+        is an array of shape (n_samples, n_classes), columns in the order of
+        ``classes_``. Only for classification results: on a regression result
+        the attribute does not exist (``hasattr(result, "predict_proba")`` is
+        False) and using it raises an ``AttributeError`` that says so.
         """
+        if self.task_ == "regression":
+            raise AttributeError(
+                "predict_proba is only available for classification, and this "
+                f"result is a regression of {self.target_!r}. Use predict instead."
+            )
+        return self._predict_proba
+
+    def _predict_proba(self, X: Any) -> np.ndarray:
         return np.asarray(self.pipeline_.predict_proba(self._features(X)))
 
     def score(self, X: Any, y: Any) -> float:
