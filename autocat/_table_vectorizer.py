@@ -117,8 +117,9 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         Outputs per high-cardinality column of the ``'minhash'`` and
         ``'gamma_poisson'`` encoders.
     datetime : transformer or None, default=None
-        Encoder of datetime columns; ``None`` means :class:`DatetimeEncoder` (with
-        ``components='time'`` and ``add_time_of_day=True`` for times of day).
+        Encoder of datetime columns, times of day included; ``None`` means
+        :class:`DatetimeEncoder` (with ``components='time'``,
+        ``add_time_of_day=True`` and neither weekday nor epoch for times of day).
     numeric : 'passthrough' or transformer, default='passthrough'
         Encoder of numeric and boolean columns.
     parse_numbers : bool, default=True
@@ -342,15 +343,14 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             return state, _Encoded()
         if codes is None:  # numeric storage
             state.transformer = self._resolve("numeric", decision)
-            if state.transformer == "passthrough":
+            if isinstance(state.transformer, str):  # 'passthrough'
                 state.outputs = (name,)
                 return state, _Encoded(source=column)
-            values = values.reshape(-1, 1)
-            return self._fit_full(state, pd.DataFrame({name: values[:, 0]}))
+            return self._fit_full(state, _frame(name, values))
         codes, uniques = self._convert(state, codes, uniques, column)
         transformer = self._resolve(decision.kind, decision)
         state.transformer = transformer
-        if transformer == "passthrough":
+        if isinstance(transformer, str):  # 'passthrough'
             state.outputs = (name,)
             table = np.append(uniques, np.nan).astype(np.float32).reshape(-1, 1)
             return state, _Encoded(table=table, codes=codes)
@@ -434,7 +434,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             return _Encoded()
         family = column_family(column)
         if kind in ("numeric", "boolean") and family in ("numeric", "boolean"):
-            if state.transformer == "passthrough":
+            if isinstance(state.transformer, str):  # 'passthrough'
                 return _Encoded(source=column)
             frame = pd.DataFrame({state.name: to_float(column)})
             return _Encoded(block=_dense(state.transformer.transform(frame)))
@@ -449,7 +449,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             )
         codes, uniques = factorize(column)
         codes, uniques = self._convert(state, codes, uniques, column)
-        if state.transformer == "passthrough":
+        if isinstance(state.transformer, str):  # 'passthrough'
             table = np.append(uniques, np.nan).astype(np.float32).reshape(-1, 1)
             return _Encoded(table=table, codes=codes)
         return self._encode_values(state, codes, uniques)
