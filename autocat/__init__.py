@@ -1,5 +1,6 @@
 """autocat: learn from tables with dirty, high-cardinality string columns."""
 
+from autocat import datasets as datasets
 from autocat._auto import AutoResult, auto_fit
 from autocat._datetime import DatetimeEncoder
 from autocat._gamma_poisson import GammaPoissonEncoder

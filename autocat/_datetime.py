@@ -8,11 +8,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from autocat._column_kinds import detect_date_format, parse_dates
+from autocat._column_kinds import detect_date_format, parse_dates, parse_numbers
 from autocat._dataframe import (
     check_input_names,
     column_family,
     columns_of,
+    dtype_name,
     factorize,
     input_names,
     n_rows,
@@ -27,16 +28,21 @@ _NS_PER_DAY = 86_400 * 10**9
 _DATE_PARTS = ("year", "month", "day")
 _TIME_PARTS = ("hour", "minute", "second")
 _ALL_PARTS = _DATE_PARTS + _TIME_PARTS
+#: The format recorded for columns of numbers, read as seconds since the epoch.
+UNIX_SECONDS = "unix_seconds"
 
 
 class DatetimeEncoder(TransformerMixin, BaseEstimator):
     """Encode datetime columns as year, month, day, weekday, time parts and epoch.
 
-    Each input column gives, in this order: the calendar parts chosen by
-    ``components``, the day of the week (Monday is 0) when ``add_weekday``, the
-    seconds since midnight when ``add_time_of_day``, and the seconds since
-    1970-01-01 UTC when ``add_epoch``. Missing values (``NaT``) give ``NaN`` in
-    every output, which XGBoost routes with a learned default direction.
+    Columns hold datetimes (pandas, polars or numpy; dates and times of day
+    too), strings with dates in one format (found at fit), or numbers, read as
+    seconds since 1970-01-01 UTC. Each input column gives, in this order: the
+    calendar parts chosen by ``components``, the day of the week (Monday is 0)
+    when ``add_weekday``, the seconds since midnight when ``add_time_of_day``,
+    and the seconds since 1970-01-01 UTC when ``add_epoch``. Missing values
+    (``NaT``) give ``NaN`` in every output, which XGBoost routes with a learned
+    default direction.
 
     Parameters
     ----------
@@ -58,8 +64,9 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
     components_ : list of list of str
         The calendar parts kept for each input column.
     formats_ : list of str or None
-        For each input column that held strings at fit, the date format read from
-        them (``strptime`` codes or ``'ISO8601'``); ``None`` for datetime columns.
+        How each input column is read: ``None`` for datetime columns, the date
+        format found at fit for strings (``strptime`` codes or ``'ISO8601'``),
+        ``'unix_seconds'`` for numbers.
     n_features_in_ : int
         Number of columns seen in :meth:`fit`.
     feature_names_in_ : ndarray of str of shape (n_features_in_,)
@@ -159,18 +166,9 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
         self.components_: list[list[str]] = []
         for name, column in zip(names, columns_of(X), strict=True):
             fmt = None
-            if column_family(column) not in ("datetime", "time"):
-                uniques = factorize(column)[1]
-                uniques = uniques[[isinstance(v, str) for v in uniques]]
-                found = detect_date_format(uniques) if len(uniques) else None
-                if found is None:
-                    raise TypeError(
-                        f"DatetimeEncoder needs datetime values or date strings in "
-                        f"one format; column {name!r} holds "
-                        f"{_describe_values(column)}. Convert it first, e.g. "
-                        "pd.to_datetime(df[col], format=...)."
-                    )
-                fmt = found[0]
+            family = column_family(column)
+            if family not in ("datetime", "time"):
+                fmt = _detect_format(column, family, name)
             self.formats_.append(fmt)
             ns = self._nanoseconds(column, fmt, name)
             self.components_.append(self._resolve_components(ns))
@@ -202,7 +200,11 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
             values = to_datetime64(column)
         else:
             codes, uniques = factorize(column)
-            table = np.append(parse_dates(uniques, fmt), np.datetime64("NaT", "ns"))
+            if fmt == UNIX_SECONDS:
+                parsed = _seconds_to_datetime64(parse_numbers(uniques)[0])
+            else:
+                parsed = parse_dates(uniques, fmt)
+            table = np.append(parsed, np.datetime64("NaT", "ns"))
             values = table[np.where(codes < 0, len(uniques), codes)]
         return values.astype("datetime64[ns]").view(np.int64)
 
@@ -237,7 +239,7 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
         return np.hstack(blocks) if blocks else np.empty((n_rows(X), 0), np.float32)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of the output features: ``<column>_<part>``.
+        """Get the output feature names, ``<column>_<part>``.
 
         Parameters
         ----------
@@ -333,5 +335,29 @@ def _civil_from_days(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def _describe_values(column: Any) -> str:
-    family = column_family(column)
-    return f"{family} values"
+    return f"{column_family(column)} values ({dtype_name(column)})"
+
+
+def _detect_format(column: Any, family: str, name: str) -> str:
+    """Return how to read a column that is not stored as datetimes."""
+    uniques = factorize(column)[1]
+    if family == "numeric" or (len(uniques) and parse_numbers(uniques)[1].all()):
+        return UNIX_SECONDS
+    strings = uniques[[isinstance(v, str) for v in uniques]]
+    found = detect_date_format(strings) if len(strings) == len(uniques) else None
+    if found is None:
+        raise TypeError(
+            "DatetimeEncoder needs datetimes, numbers (seconds since the epoch) "
+            f"or date strings in one format; column {name!r} holds "
+            f"{_describe_values(column)}, e.g. {uniques[:3].tolist()}. Convert it "
+            "first, e.g. pd.to_datetime(df[col], format=...)."
+        )
+    return found[0]
+
+
+def _seconds_to_datetime64(seconds: np.ndarray) -> np.ndarray:
+    """Return float seconds since the epoch as datetime64[ns]; NaT if out of range."""
+    valid = np.isfinite(seconds) & (np.abs(seconds) < 9.2e9)
+    ns = np.full(len(seconds), np.iinfo(np.int64).min, dtype=np.int64)
+    ns[valid] = np.round(seconds[valid] * 1e9).astype(np.int64)
+    return ns.view("datetime64[ns]")

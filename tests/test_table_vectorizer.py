@@ -3,10 +3,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.preprocessing import OneHotEncoder
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from autocat import DatetimeEncoder, MinHashEncoder, TableVectorizer
+from autocat._column_kinds import KINDS
 
 
 def _messy_frame(n: int = 120, seed: int = 0) -> pd.DataFrame:
@@ -130,3 +134,345 @@ def test_polars_gives_same_values_as_pandas():
     got = vectorizer.fit_transform(pl.from_pandas(df))
     assert vectorizer.column_kinds_ == EXPECTED_KINDS
     np.testing.assert_array_equal(got, expected)
+
+
+@parametrize_with_checks([TableVectorizer()])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_params_are_plain_and_reach_sub_estimators():
+    vectorizer = TableVectorizer(high_cardinality=MinHashEncoder(n_components=8))
+    params = vectorizer.get_params(deep=True)
+    assert params["high_cardinality__n_components"] == 8
+    vectorizer.set_params(high_cardinality__n_components=4, cardinality_threshold=2)
+    df = pd.DataFrame({"c": ["a", "b", "c", "a"]})
+    out = clone(vectorizer).fit_transform(df)
+    assert out.shape == (4, 4)
+    # the instance given is cloned, never fitted in place
+    assert not hasattr(vectorizer.high_cardinality, "n_features_in_")
+
+
+def test_invalid_params_are_reported():
+    df = pd.DataFrame({"c": ["a"]})
+    with pytest.raises(ValueError, match="'high_cardinality' parameter"):
+        TableVectorizer(high_cardinality="hashing").fit(df)
+    with pytest.raises(ValueError, match="'cardinality_threshold' parameter"):
+        TableVectorizer(cardinality_threshold=-1).fit(df)
+
+
+def test_custom_encoders_for_every_kind():
+    from sklearn.preprocessing import OrdinalEncoder, StandardScaler
+
+    df = _messy_frame()
+    vectorizer = TableVectorizer(
+        low_cardinality=OrdinalEncoder(),
+        high_cardinality=OrdinalEncoder(),
+        numeric=StandardScaler(),
+        datetime=DatetimeEncoder(add_epoch=False, add_weekday=False),
+    )
+    out = vectorizer.fit_transform(df)
+    assert vectorizer.input_to_outputs_["low"] == ["low"]
+    assert vectorizer.input_to_outputs_["when"] == [
+        "when_year",
+        "when_month",
+        "when_day",
+    ]
+    assert abs(out[:, 0].mean()) < 1e-6  # scaled "num"
+    np.testing.assert_array_equal(out, vectorizer.transform(df))
+
+
+def test_gamma_poisson_option():
+    from autocat import GammaPoissonEncoder
+
+    df = pd.DataFrame({"c": [f"value {i % 45} of {i % 7}" for i in range(300)]})
+    vectorizer = TableVectorizer(high_cardinality="gamma_poisson", n_components=3)
+    out = vectorizer.fit_transform(df)
+    encoder = vectorizer.transformers_["c"]
+    assert isinstance(encoder, GammaPoissonEncoder)
+    assert encoder.get_params()["n_components"] == 3
+    assert out.shape == (300, 3)
+    # the distinct-value path gives what the encoder gives on every row
+    np.testing.assert_array_equal(out, encoder.transform(df.astype(object)))
+    assert vectorizer.input_to_outputs_["c"] == encoder.get_feature_names_out().tolist()
+    np.testing.assert_array_equal(out, vectorizer.transform(df))
+    np.testing.assert_array_equal(out, clone(vectorizer).fit_transform(df))
+
+
+def test_gamma_poisson_missing_module_is_explained(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "autocat._gamma_poisson", None)
+    df = pd.DataFrame({"c": [f"value {i}" for i in range(40)]})
+    with pytest.raises(ImportError, match="high_cardinality='minhash'"):
+        TableVectorizer(high_cardinality="gamma_poisson").fit(df)
+
+
+def test_describe_is_the_plan():
+    df = _messy_frame()
+    vectorizer = TableVectorizer().fit(df)
+    plan = vectorizer.describe()
+    assert plan.columns.tolist() == [
+        "column", "dtype", "kind", "n_distinct", "missing_share", "transformer",
+        "n_outputs", "reason",
+    ]  # fmt: skip
+    assert plan["column"].tolist() == df.columns.tolist()
+    assert plan.set_index("column")["kind"].to_dict() == EXPECTED_KINDS
+    row = plan.set_index("column").loc["empty"]
+    assert (row["missing_share"], row["reason"]) == (1.0, "all values missing")
+    assert plan["n_outputs"].sum() == len(vectorizer.get_feature_names_out())
+    assert plan.set_index("column").loc["high", "transformer"] == "MinHashEncoder"
+    assert "constant" in plan.set_index("column").loc["const", "reason"]
+
+
+def test_set_output(df_module):
+    df = _messy_frame(20)
+    name = df_module.__name__
+    vectorizer = TableVectorizer().set_output(transform=name)
+    out = vectorizer.fit_transform(df)
+    assert type(out).__module__.split(".")[0] == name
+    assert list(out.columns) == vectorizer.get_feature_names_out().tolist()
+    np.testing.assert_array_equal(
+        np.asarray(out), TableVectorizer().fit_transform(df).astype(np.float32)
+    )
+
+
+def test_numpy_with_names_gives_the_same_values():
+    df = pd.DataFrame({"x": [1.5, 2.5, np.nan], "s": ["a", "b", "a"]})
+    expected = TableVectorizer().fit_transform(df)
+    records = np.array(
+        [(1.5, "a"), (2.5, "b"), (np.nan, "a")], dtype=[("x", "f8"), ("s", "U3")]
+    )
+    vectorizer = TableVectorizer()
+    np.testing.assert_array_equal(vectorizer.fit_transform(records), expected)
+    assert vectorizer.get_feature_names_out().tolist() == ["x", "s_a", "s_b"]
+    plain = np.array([[1.5, "a"], [2.5, "b"], [np.nan, "a"]], dtype=object)
+    np.testing.assert_array_equal(TableVectorizer().fit_transform(plain), expected)
+
+
+def test_pandas_string_flavours_agree():
+    values = ["a", "b", None, "a"] + [f"v{i}" for i in range(40)]
+    expected = TableVectorizer().fit_transform(
+        pd.DataFrame({"c": pd.Series(values, dtype=object)})
+    )
+    for dtype in ["str", "string", "string[pyarrow]", "category"]:
+        df = pd.DataFrame({"c": pd.Series(values, dtype=dtype)})
+        np.testing.assert_array_equal(TableVectorizer().fit_transform(df), expected)
+
+
+def test_n_jobs_does_not_change_the_output():
+    df = _messy_frame()
+    np.testing.assert_array_equal(
+        TableVectorizer(n_jobs=2).fit_transform(df), TableVectorizer().fit_transform(df)
+    )
+    vectorizer = TableVectorizer().fit(df)
+    vectorizer.set_params(n_jobs=2)
+    np.testing.assert_array_equal(
+        vectorizer.transform(df), TableVectorizer().fit_transform(df)
+    )
+
+
+def test_missing_and_extra_columns_are_named():
+    df = _messy_frame(10)
+    vectorizer = TableVectorizer().fit(df)
+    with pytest.raises(ValueError, match=r"yet now missing:\n- high\n- low\n"):
+        vectorizer.transform(df.drop(columns=["low", "high"]))
+    with pytest.raises(ValueError, match=r"unseen at fit time:\n- surprise\n"):
+        vectorizer.transform(df.assign(surprise=1))
+    with pytest.raises(ValueError, match="same order"):
+        vectorizer.transform(df[df.columns[::-1]])
+
+
+def test_type_change_between_fit_and_transform():
+    df = pd.DataFrame(
+        {
+            "a": [1.0, 2.0, 3.0],
+            "d": pd.to_datetime(["2020-01-01"] * 2 + [None]),
+            "s": ["x", "y", "x"],
+        }
+    )
+    vectorizer = TableVectorizer().fit(df)
+    # numbers as strings (e.g. read from CSV another way) are read again
+    as_text = df.assign(a=["1", "2,000", "3"], d=["2020-01-01", "2021-01-01", None])
+    out = vectorizer.transform(as_text)
+    assert out[:, 0].tolist() == [1.0, 2000.0, 3.0]
+    assert out[1, 1] == 2021
+    with pytest.warns(UserWarning, match="Column 'a' was read as numbers.*'oops'"):
+        out = vectorizer.transform(as_text.assign(a=["1", "oops", "3"]))
+    assert np.isnan(out[1, 0])
+    with pytest.raises(TypeError, match="Column 'a' was numeric at fit"):
+        vectorizer.transform(df.assign(a=df["d"]))
+    with pytest.raises(TypeError, match="Column 'd' was datetime at fit"):
+        vectorizer.transform(df.assign(d=[1.0, 2.0, 3.0]))
+    # a string column that turns numeric is read as text: 1 is not a category
+    np.testing.assert_array_equal(
+        vectorizer.transform(df.assign(s=[1, 2, 1]))[:, -2:], np.zeros((3, 2))
+    )
+
+
+def test_mixed_type_object_columns():
+    df = pd.DataFrame(
+        {
+            "m": pd.Series([1, "a", 2.5, None, "a", 1], dtype=object),
+            "n": pd.Series([1, "2,000", 3.5, None, 4, 5], dtype=object),
+        }
+    )
+    vectorizer = TableVectorizer().fit(df)
+    assert vectorizer.column_kinds_ == {"m": "low_cardinality", "n": "numeric"}
+    assert vectorizer.input_to_outputs_["m"] == ["m_1", "m_2.5", "m_a"]
+    assert "read as text" in vectorizer.describe()["reason"][0]
+    out = vectorizer.transform(df)
+    np.testing.assert_array_equal(out[:, 0], [1, 0, 0, 0, 0, 1])
+    np.testing.assert_array_equal(out[:, 3], [1, 2000, 3.5, np.nan, 4, 5])
+
+
+def test_duplicate_and_non_string_column_names():
+    duplicated = pd.DataFrame([[1, 2], [3, 4]], columns=["a", "a"])
+    with pytest.raises(ValueError, match=r"unique column names; \['a'\]"):
+        TableVectorizer().fit(duplicated)
+    clash = pd.DataFrame([[1, 2], [3, 4]], columns=[1, "1"])
+    with pytest.raises(ValueError, match="after conversion to str"):
+        TableVectorizer().fit(clash)
+    numbered = pd.DataFrame({0: [1.0, 2.0], 1: ["a", "b"]})
+    vectorizer = TableVectorizer().fit(numbered)
+    assert not hasattr(vectorizer, "feature_names_in_")
+    assert vectorizer.column_kinds_ == {"0": "numeric", "1": "low_cardinality"}
+    assert vectorizer.get_feature_names_out().tolist() == ["0", "1_a", "1_b"]
+    with pytest.raises(ValueError, match="yet now missing"):
+        vectorizer.transform(numbered.rename(columns={1: 2}))
+
+
+def test_empty_frames():
+    with pytest.raises(ValueError, match="0 sample"):
+        TableVectorizer().fit(pd.DataFrame({"a": pd.Series([], dtype=float)}))
+    with pytest.raises(ValueError, match="0 feature"):
+        TableVectorizer().fit(pd.DataFrame(index=range(3)))
+    vectorizer = TableVectorizer().fit(pd.DataFrame({"a": [1.0, 2.0], "s": ["x", "y"]}))
+    empty = {"a": pd.Series([], dtype=float), "s": pd.Series([], dtype=str)}
+    out = vectorizer.transform(pd.DataFrame(empty))
+    assert out.shape == (0, 3)
+
+
+def test_single_row():
+    one = pd.DataFrame({"a": [1.0], "s": ["x"], "d": ["2020-01-01"]})
+    vectorizer = TableVectorizer().fit(one)
+    # one row says nothing about constancy: columns are kept
+    assert vectorizer.column_kinds_ == {
+        "a": "numeric", "s": "low_cardinality", "d": "datetime",
+    }  # fmt: skip
+    assert vectorizer.transform(one).shape == (1, 7)
+
+
+def test_all_dropped_gives_an_empty_matrix():
+    df = pd.DataFrame({"a": [1, 1, 1], "b": [None] * 3})
+    out = TableVectorizer().fit_transform(df)
+    assert out.shape == (3, 0)
+    assert TableVectorizer(drop_constant=False, drop_missing=False).fit_transform(
+        df
+    ).shape == (3, 2)
+
+
+def test_transform_does_not_mutate():
+    import pickle
+
+    df = _messy_frame()
+    vectorizer = TableVectorizer().fit(df)
+    before = pickle.dumps(vectorizer)
+    vectorizer.transform(df.head(7))
+    assert pickle.dumps(vectorizer) == before
+
+
+@pytest.mark.slow  # starting a spawned interpreter takes ~2 s
+def test_deterministic_across_processes():
+    import multiprocessing
+
+    df = _messy_frame(50)
+    expected = TableVectorizer().fit_transform(df)
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        got = pool.apply(_encode_in_child, (df,))
+    assert got == expected.tobytes()
+
+
+def _encode_in_child(df):
+    from autocat import TableVectorizer
+
+    return TableVectorizer().fit_transform(df).tobytes()
+
+
+def test_million_rows():
+    n = 1_000_000
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "x": rng.normal(size=n),
+            "c": pd.Series(rng.choice(["a", "b", "c", "d"], n), dtype="category"),
+            "d": pd.Series(rng.integers(0, 365, n) * 86_400 * 10**9).astype(
+                "datetime64[ns]"
+            ),
+        }
+    )
+    vectorizer = TableVectorizer()
+    out = vectorizer.fit_transform(df)
+    assert out.shape == (n, 1 + 4 + 5)
+    np.testing.assert_array_equal(out[:, 0], df["x"].to_numpy(np.float32))
+    np.testing.assert_array_equal(out[:, 1:5].sum(axis=1), np.ones(n))
+
+
+def test_describe_needs_fit():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        TableVectorizer().describe()
+
+
+def test_polars_categorical_nulls_and_time_zones():
+    pl = pytest.importorskip("polars")
+    pandas_frame = pd.DataFrame(
+        {
+            "cat": pd.Series(["x", None, "y", "x"], dtype="category"),
+            "n": pd.array([1, None, 3, 4], dtype="Int64"),
+            "b": pd.array([True, None, False, True], dtype="boolean"),
+            "t": pd.to_datetime(
+                ["2020-01-01 10:00", None, "2021-05-03 12:30", "2022-01-01 00:00"]
+            )
+            .tz_localize("UTC")
+            .tz_convert("America/New_York"),
+        }
+    )
+    polars_frame = pl.from_pandas(pandas_frame)
+    assert polars_frame["cat"].dtype == pl.Categorical
+    expected = TableVectorizer().fit_transform(pandas_frame)
+    vectorizer = TableVectorizer()
+    np.testing.assert_array_equal(vectorizer.fit_transform(polars_frame), expected)
+    assert vectorizer.column_kinds_ == {
+        "cat": "low_cardinality", "n": "numeric", "b": "boolean", "t": "datetime",
+    }  # fmt: skip
+    names = vectorizer.get_feature_names_out().tolist()
+    # components of time-zone aware values are those of UTC
+    assert expected[0, names.index("t_hour")] == 10
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.floats(-1e6, 1e6)),
+            st.one_of(st.none(), st.sampled_from(["a", "b", "c", " 7 ", "1,000"])),
+            st.one_of(st.none(), st.text(alphabet="xyz01 ", max_size=6)),
+        ),
+        min_size=1,
+        max_size=60,
+    )
+)
+def test_properties_on_random_tables(rows):
+    df = pd.DataFrame(rows, columns=["f", "s", "t"]).astype({"s": object, "t": object})
+    vectorizer = TableVectorizer(cardinality_threshold=5, n_components=4)
+    out = vectorizer.fit_transform(df)
+    assert out.dtype == np.float32
+    assert out.shape == (len(df), len(vectorizer.get_feature_names_out()))
+    assert set(vectorizer.column_kinds_.values()) <= set(KINDS)
+    np.testing.assert_array_equal(out, vectorizer.transform(df))
+    # rows are encoded independently once the decisions are made
+    half = df.iloc[::2]
+    np.testing.assert_array_equal(vectorizer.transform(half), out[::2])
+    assert not np.isinf(out).any()

@@ -1,5 +1,10 @@
-"""Datasets: the paper's simulated dirty categories (and bundled demo data)."""
+"""Datasets: the bundled demo table and the paper's simulated dirty categories."""
 
+from autocat.datasets._employee_salaries import load_employee_salaries
 from autocat.datasets._simulations import make_dirty_categories
 
-__all__ = ["make_dirty_categories"]
+__all__ = ["load_employee_salaries", "make_dirty_categories"]
+
+for _name in __all__:
+    globals()[_name].__module__ = "autocat.datasets"
+del _name
