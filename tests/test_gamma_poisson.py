@@ -14,7 +14,7 @@ from sklearn.compose import make_column_transformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from autocat import GammaPoissonEncoder, MinHashEncoder
-from autocat._ngrams import char_ngrams, count_ngrams
+from autocat._ngrams import char_ngrams, count_ngrams, pack_normalized, pack_strings
 from autocat.datasets import make_dirty_categories
 from autocat.datasets._simulations import ANIMALS, recovery_nmi
 
@@ -56,6 +56,25 @@ def test_count_ngrams_matches_reference_definition(ngram_range):
     _, keys_a, _ = count_ngrams(["ab"], (2, 2))
     _, keys_b, _ = count_ngrams(["xab"], (2, 2))
     assert len(np.intersect1d(keys_a, keys_b)) == 2  # "ab", "b "
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(), max_size=8))
+def test_pack_normalized_equals_pack_strings(strings):
+    fast = pack_normalized(strings)
+    reference = pack_strings(strings)
+    np.testing.assert_array_equal(fast[0], reference[0])
+    np.testing.assert_array_equal(fast[1], reference[1])
+
+
+def test_pack_normalized_edge_cases():
+    for strings in [[], [""], ["a\x00b", "c"], ["ΑΣ", "Σα", "İx", "\u2003a\x1fb\x85"]]:
+        np.testing.assert_array_equal(
+            pack_normalized(strings)[0], pack_strings(strings)[0]
+        )
+        np.testing.assert_array_equal(
+            pack_normalized(strings)[1], pack_strings(strings)[1]
+        )
 
 
 # ------------------------------------------------------------------ encoding
