@@ -1,0 +1,724 @@
+"""Command line interface: ``autocat demo | fit | predict | describe``.
+
+Run ``autocat --help`` (or ``python -m autocat --help``) for the commands. Each
+command is one small handler that returns an exit code:
+
+- ``0``: success;
+- ``1``: the command line was fine but running it failed (a file that cannot be
+  parsed, an empty table, a target with a single value, an error while fitting);
+- ``2``: the command line is wrong (unknown option, missing file, a target that is
+  not a column).
+
+Errors are one line on stderr; ``--debug`` adds the traceback. Results go to
+stdout (``--format json`` for machines), progress and logs to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import json
+import logging
+import math
+import os
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from autocat._auto import AutoResult
+
+__all__ = ["main"]
+
+_LOGGER = logging.getLogger("autocat")
+_CSV_SUFFIXES = {".csv", ".txt", ".tsv"}
+_COMPRESSION_SUFFIXES = {".gz", ".bz2", ".zip", ".xz", ".zst"}
+_PARQUET_SUFFIXES = {".parquet", ".pq"}
+_TASKS = ("auto", "regression", "binary", "multiclass")
+DEMO_TIME_BUDGET = 40.0
+DEMO_REPORT = "autocat-demo-report.html"
+DEMO_TARGET = "current_annual_salary"
+
+
+class CommandError(Exception):
+    """An error to report on one line, with the exit code to return."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class UsageError(CommandError):
+    """The command line itself is wrong (exit code 2)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, exit_code=2)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and never exit the process."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# --------------------------------------------------------------------------- I/O
+
+
+def _table_format(path: Path) -> str:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSION_SUFFIXES:
+        suffixes = suffixes[:-1]
+    last = suffixes[-1] if suffixes else ""
+    if last in _PARQUET_SUFFIXES:
+        return "parquet"
+    if last in _CSV_SUFFIXES:
+        return "tsv" if last == ".tsv" else "csv"
+    raise UsageError(
+        f"cannot tell the format of {str(path)!r} from its name; use a .csv, .tsv "
+        "or .parquet file (CSV may be compressed: .csv.gz, .csv.zip, ...)"
+    )
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a CSV or Parquet file into a DataFrame, or raise a one-line error.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ``.csv`` / ``.tsv`` file (optionally ``.gz``, ``.bz2``, ``.zip``, ``.xz``
+        or ``.zst`` compressed) or a ``.parquet`` / ``.pq`` file.
+
+    Returns
+    -------
+    DataFrame
+        At least one row and one column.
+
+    Raises
+    ------
+    UsageError
+        The file does not exist, is a folder, or has an unknown extension.
+    CommandError
+        The file cannot be parsed or holds no rows.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"no such file: {str(path)!r}")
+    if path.is_dir():
+        raise UsageError(f"{str(path)!r} is a folder; give a CSV or Parquet file")
+    kind = _table_format(path)
+    try:
+        if kind == "parquet":
+            frame = _read_parquet(path)
+        else:
+            sep = "\t" if kind == "tsv" else ","
+            frame = pd.read_csv(path, sep=sep, low_memory=False)
+    except CommandError:
+        raise
+    except pd.errors.EmptyDataError:
+        raise CommandError(f"{str(path)!r} is empty: no header and no rows") from None
+    except UnicodeDecodeError as exc:
+        raise CommandError(
+            f"cannot read {str(path)!r} as text ({exc.reason} at byte {exc.start}); "
+            "is it really a CSV file? Save it as UTF-8 CSV or as Parquet"
+        ) from None
+    except (OSError, ValueError) as exc:  # parser errors, corrupt parquet, permissions
+        raise CommandError(f"cannot read {str(path)!r}: {_one_line(exc)}") from None
+    if frame.shape[1] == 0:
+        raise CommandError(f"{str(path)!r} has no columns")
+    if frame.shape[0] == 0:
+        raise CommandError(
+            f"{str(path)!r} has {frame.shape[1]} column(s) but no rows; nothing to "
+            "learn from or predict"
+        )
+    return frame
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise CommandError(
+            "reading Parquet files needs pyarrow: pip install 'autocat[parquet]'"
+        ) from None
+    return pd.read_parquet(path)
+
+
+def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write ``frame`` as CSV or Parquet, chosen by the extension of ``path``."""
+    path = Path(path)
+    kind = _table_format(path)
+    if path.parent and not path.parent.exists():
+        raise UsageError(
+            f"cannot write {str(path)!r}: folder {str(path.parent)!r} does not exist"
+        )
+    try:
+        if kind == "parquet":
+            try:
+                import pyarrow  # noqa: F401
+            except ImportError:
+                raise CommandError(
+                    "writing Parquet files needs pyarrow: pip install "
+                    "'autocat[parquet]'"
+                ) from None
+            frame.to_parquet(path, index=False)
+        else:
+            frame.to_csv(path, sep="\t" if kind == "tsv" else ",", index=False)
+    except OSError as exc:
+        raise CommandError(f"cannot write {str(path)!r}: {_one_line(exc)}") from None
+    return path
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def _short_list(names: Sequence[Any], limit: int = 12) -> str:
+    shown = [str(name) for name in names[:limit]]
+    more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
+    return "[" + ", ".join(repr(name) for name in shown) + more + "]"
+
+
+def check_target(frame: pd.DataFrame, target: str, source: str) -> None:
+    """Raise a one-line error unless ``target`` is a learnable column of ``frame``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read from ``source``.
+    target : str
+        The column to predict.
+    source : str
+        Where ``frame`` came from, named in messages.
+
+    Raises
+    ------
+    UsageError
+        ``target`` is not a column; the message suggests the closest names.
+    CommandError
+        The target is entirely missing, has a single distinct value, or is the
+        only column.
+    """
+    columns = [str(c) for c in frame.columns]
+    if target not in columns:
+        lowered = {c.lower(): c for c in columns}
+        close = ([lowered[target.lower()]] if target.lower() in lowered else []) + [
+            c
+            for c in difflib.get_close_matches(target, columns, n=3, cutoff=0.6)
+            if c.lower() != target.lower()
+        ]
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise UsageError(
+            f"target {target!r} is not a column of {source}.{hint} "
+            f"Columns: {_short_list(columns)}"
+        )
+    values = frame[frame.columns[columns.index(target)]]
+    n_missing = int(values.isna().sum())
+    if n_missing == len(values):
+        raise CommandError(
+            f"target {target!r} of {source} is missing in all {len(values)} rows; "
+            "there is nothing to learn"
+        )
+    distinct = values.dropna().unique()
+    if len(distinct) < 2:
+        raise CommandError(
+            f"target {target!r} of {source} has a single distinct value "
+            f"({distinct[0]!r}) in its {len(values) - n_missing} non-missing rows; "
+            "there is nothing to predict"
+        )
+    if frame.shape[1] < 2:
+        raise CommandError(
+            f"{source} holds only the target column {target!r}; add feature columns"
+        )
+
+
+# ---------------------------------------------------------------------- output
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    return str(value)
+
+
+def _clean_json(value: Any) -> Any:
+    """Replace NaN and infinities, which JSON cannot hold, by ``None``."""
+    if isinstance(value, float | np.floating):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _clean_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean_json(v) for v in value]
+    return value
+
+
+def _emit_json(payload: Any, stream: TextIO) -> None:
+    json.dump(_clean_json(payload), stream, indent=2, default=_json_default)
+    stream.write("\n")
+
+
+def _result_payload(result: AutoResult) -> dict[str, Any]:
+    return {
+        "target": result.target_,
+        "task": result.task_,
+        "metric": result.metric_,
+        "cv_score": float(result.cv_score_),
+        "baseline_score": float(result.baseline_score_),
+        "n_trials": int(result.n_trials_),
+        "elapsed_s": round(float(result.elapsed_s_), 3),
+        "seed": result.random_state,
+        "best_params": dict(result.best_params_),
+    }
+
+
+# -------------------------------------------------------------------- commands
+
+
+def _fit_and_write(
+    args: argparse.Namespace,
+    frame: pd.DataFrame,
+    target: str,
+    *,
+    model_path: Path | None,
+    report_path: Path | None,
+) -> int:
+    from autocat import auto_fit
+
+    _LOGGER.info(
+        "fitting %r on %d rows x %d columns (seed %d, time budget %s s, n_trials %s)",
+        target, frame.shape[0], frame.shape[1], args.seed, args.time_budget,
+        args.n_trials,
+    )  # fmt: skip
+    result = auto_fit(
+        frame,
+        target,
+        task=getattr(args, "task", "auto"),
+        time_budget=args.time_budget,
+        n_trials=args.n_trials,
+        cv=getattr(args, "cv", 5),
+        metric=getattr(args, "metric", None),
+        random_state=args.seed,
+        storage=getattr(args, "storage", None),
+        n_jobs=getattr(args, "n_jobs", 1),
+        show_progress=args.verbosity >= 0,
+    )
+    if model_path is not None:
+        result.save(model_path)
+    if report_path is not None:
+        _LOGGER.info("writing the report (permutation importances)...")
+        result.report(report_path)
+    if args.format == "json":
+        payload = _result_payload(result)
+        payload["model"] = None if model_path is None else str(model_path)
+        payload["report"] = None if report_path is None else str(report_path.resolve())
+        _emit_json(payload, sys.stdout)
+    else:
+        out = sys.stdout
+        out.write(result.summary().rstrip("\n") + "\n")
+        out.write(f"seed: {args.seed}\n")
+        if model_path is not None:
+            out.write(f"model written to {model_path}\n")
+        if report_path is not None:
+            out.write(f"report written to {report_path.resolve()}\n")
+    return 0
+
+
+def _output_path(value: str | None, what: str) -> Path | None:
+    if value is None:
+        return None
+    path = Path(value)
+    if path.is_dir():
+        raise UsageError(f"{what} {value!r} is a folder; give a file name")
+    if not path.parent.exists():
+        raise UsageError(
+            f"cannot write {what} {value!r}: folder {str(path.parent)!r} does not exist"
+        )
+    return path
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from autocat.datasets import load_employee_salaries
+
+    report = _output_path(args.report, "report")
+    model = _output_path(args.out, "model")
+    frame = load_employee_salaries()
+    if args.rows is not None and args.rows < len(frame):
+        frame = frame.sample(args.rows, random_state=args.seed).reset_index(drop=True)
+    _LOGGER.info(
+        "demo: Employee Salaries (%d rows, bundled); predicting %r",
+        len(frame), DEMO_TARGET,
+    )  # fmt: skip
+    return _fit_and_write(
+        args, frame, DEMO_TARGET, model_path=model, report_path=report
+    )
+
+
+def _cmd_fit(args: argparse.Namespace) -> int:
+    model = _output_path(args.out, "model")
+    report = _output_path(args.report, "report")
+    frame = read_table(args.data)
+    check_target(frame, args.target, repr(args.data))
+    if model is None:
+        model = Path(_stem(args.data) + ".autocat")
+    return _fit_and_write(
+        args, frame, args.target, model_path=model, report_path=report
+    )
+
+
+def _stem(path: str) -> str:
+    name = Path(path).name
+    for _ in range(2):
+        stem, dot, suffix = name.rpartition(".")
+        if dot and ("." + suffix.lower()) in (
+            _CSV_SUFFIXES | _PARQUET_SUFFIXES | _COMPRESSION_SUFFIXES
+        ):
+            name = stem
+    return name or "model"
+
+
+def _load_model(path: str) -> AutoResult:
+    from autocat import load
+
+    model_path = Path(path)
+    if not model_path.exists():
+        raise UsageError(f"no such model file: {path!r}")
+    try:
+        return load(model_path)
+    except (OSError, ValueError, TypeError) as exc:
+        raise CommandError(f"cannot load model {path!r}: {_one_line(exc)}") from None
+
+
+def _cmd_predict(args: argparse.Namespace) -> int:
+    out = _output_path(args.out, "output")
+    if out is not None:
+        _table_format(out)
+    result = _load_model(args.model)
+    if args.proba and result.task_ == "regression":
+        raise UsageError("--proba needs a classification model; this one regresses")
+    frame = read_table(args.data)
+    expected = [str(c) for c in result.feature_names_in_]
+    present = {str(c) for c in frame.columns}
+    missing = [c for c in expected if c not in present]
+    if missing:
+        raise CommandError(
+            f"{args.data!r} lacks {len(missing)} column(s) the model was fitted on: "
+            f"{_short_list(missing)}"
+        )
+    features = frame[[c for c in frame.columns if str(c) in set(expected)]]
+    prediction = result.predict(features)
+    column = f"{result.target_}_predicted"
+    table = pd.DataFrame({column: np.asarray(prediction)}, index=frame.index)
+    if args.proba:
+        proba = np.asarray(result.predict_proba(features))
+        for j, label in enumerate(result.classes_):
+            table[f"proba_{label}"] = proba[:, j]
+    if str(result.target_) in present:
+        truth = frame[result.target_]
+        known = truth.notna().to_numpy()
+        if known.any():
+            score = result.score(features[known], truth[known])
+            _LOGGER.info(
+                "%s holds the target %r: %s = %.4f on its %d labelled rows",
+                args.data, result.target_, result.metric_, score, int(known.sum()),
+            )  # fmt: skip
+    if out is not None:
+        write_table(table, out)
+        _LOGGER.info("%d predictions written to %s", len(table), out)
+        if args.format == "json":
+            _emit_json({"output": str(out), "n_rows": len(table)}, sys.stdout)
+        else:
+            sys.stdout.write(f"{len(table)} predictions written to {out}\n")
+    elif args.format == "json":
+        _emit_json(table.to_dict(orient="records"), sys.stdout)
+    else:
+        table.to_csv(sys.stdout, index=False)
+    return 0
+
+
+def _cmd_describe(args: argparse.Namespace) -> int:
+    frame = read_table(args.data)
+    if args.target is not None:
+        columns = [str(c) for c in frame.columns]
+        if args.target not in columns:
+            check_target(frame, args.target, repr(args.data))
+        frame = frame.drop(columns=[frame.columns[columns.index(args.target)]])
+        if frame.shape[1] == 0:
+            raise CommandError(f"{args.data!r} holds no column besides the target")
+    from autocat import TableVectorizer
+
+    vectorizer = TableVectorizer(
+        cardinality_threshold=args.cardinality_threshold,
+        high_cardinality=args.high_cardinality,
+    )
+    vectorizer.fit(frame)
+    plan = vectorizer.describe()
+    if args.format == "json":
+        records = plan.to_dict(orient="records")
+        _emit_json(
+            {"data": args.data, "n_rows": len(frame), "columns": records}, sys.stdout
+        )
+    else:
+        with pd.option_context(
+            "display.width", 200, "display.max_rows", None, "display.max_columns", None,
+            "display.max_colwidth", 60,
+        ):  # fmt: skip
+            sys.stdout.write(
+                f"{args.data}: {frame.shape[0]} rows x {frame.shape[1]} columns\n"
+            )
+            sys.stdout.write(plan.to_string(index=False) + "\n")
+    return 0
+
+
+# ---------------------------------------------------------------------- parser
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be in [0, 2**32), got {text!r}")
+    return value
+
+
+def _common_options(suppress: bool) -> argparse.ArgumentParser:
+    """Options accepted before and after the command name."""
+    default: Callable[[Any], Any] = (
+        (lambda _: argparse.SUPPRESS) if suppress else (lambda value: value)
+    )
+    parent = _Parser(add_help=False)
+    parent.add_argument(
+        "--format", choices=("text", "json"), default=default("text"),
+        help="text for people (default) or json for programs, on stdout",
+    )  # fmt: skip
+    parent.add_argument(
+        "-v", "--verbose", dest="verbose", action="count", default=default(0),
+        help="more progress on stderr (-vv for debug messages)",
+    )  # fmt: skip
+    parent.add_argument(
+        "-q", "--quiet", dest="quiet", action="store_true", default=default(False),
+        help="only warnings and errors on stderr",
+    )  # fmt: skip
+    parent.add_argument(
+        "--debug", action="store_true", default=default(False),
+        help="print the full traceback of an error",
+    )  # fmt: skip
+    return parent
+
+
+def _search_options(parser: argparse.ArgumentParser, time_budget: float | None) -> None:
+    parser.add_argument(
+        "--time-budget", type=_positive_float, default=time_budget, metavar="S",
+        help="seconds of search (default: %(default)s)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--n-trials", type=_positive_int, default=None, metavar="N",
+        help="stop after N trials (default: only the time budget stops the search)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--seed", type=_seed, default=0, metavar="N",
+        help="random seed of the search and the models (default: %(default)s)",
+    )  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the ``autocat`` argument parser with its four commands."""
+    parser = _Parser(
+        prog="autocat",
+        description="Learn from tables with dirty, high-cardinality string columns.",
+        parents=[_common_options(suppress=False)],
+    )
+    from autocat import __version__
+
+    parser.add_argument("--version", action="version", version=f"autocat {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    common = [_common_options(suppress=True)]
+
+    demo = commands.add_parser(
+        "demo", parents=common, help="auto_fit on the bundled employee salaries",
+        description="Fit the recipe on the bundled employee salaries table (offline), "
+        "print the summary and write the HTML report.",
+    )  # fmt: skip
+    _search_options(demo, DEMO_TIME_BUDGET)
+    demo.add_argument(
+        "--report", default=DEMO_REPORT, metavar="HTML",
+        help="where to write the report (default: %(default)s)",
+    )  # fmt: skip
+    demo.add_argument("--out", metavar="MODEL", help="also save the fitted model")
+    demo.add_argument(
+        "--rows", type=_positive_int, default=None, metavar="N",
+        help="use a random sample of N rows (default: all 9,228)",
+    )  # fmt: skip
+    demo.set_defaults(handler=_cmd_demo)
+
+    fit = commands.add_parser(
+        "fit", parents=common, help="search and fit a model for a table",
+        description="Infer the task, search encoders and XGBoost settings with Optuna "
+        "under a time budget, refit the best on all rows and save it.",
+    )  # fmt: skip
+    fit.add_argument("data", metavar="DATA", help="a CSV or Parquet file")
+    fit.add_argument("--target", required=True, metavar="COL", help="column to predict")
+    _search_options(fit, 60.0)
+    fit.add_argument(
+        "--out", metavar="MODEL",
+        help="where to save the model (default: DATA's name + .autocat, here)",
+    )  # fmt: skip
+    fit.add_argument("--report", metavar="HTML", help="also write the HTML report")
+    fit.add_argument("--task", choices=_TASKS, default="auto")
+    fit.add_argument(
+        "--metric", default=None, help="a scikit-learn scorer name (default: the "
+        "paper's: r2, average_precision or accuracy)",
+    )  # fmt: skip
+    fit.add_argument(
+        "--cv", type=_positive_int, default=5, help="cross-validation folds"
+    )
+    fit.add_argument(
+        "--storage", default=None, metavar="URL",
+        help="optuna storage shared by parallel runs, e.g. sqlite:///study.db",
+    )  # fmt: skip
+    fit.add_argument("--n-jobs", type=int, default=1, help="parallel trials")
+    fit.set_defaults(handler=_cmd_fit)
+
+    predict = commands.add_parser(
+        "predict", parents=common, help="predict with a saved model",
+        description="Predict each row of DATA with a model saved by 'autocat fit'. "
+        "Without --out, predictions are written to stdout as CSV (or JSON).",
+    )  # fmt: skip
+    predict.add_argument("model", metavar="MODEL", help="a model saved by autocat fit")
+    predict.add_argument("data", metavar="DATA", help="a CSV or Parquet file")
+    predict.add_argument("--out", metavar="FILE", help="write a CSV or Parquet file")
+    predict.add_argument(
+        "--proba", action="store_true", help="add one probability column per class"
+    )
+    predict.set_defaults(handler=_cmd_predict)
+
+    describe = commands.add_parser(
+        "describe", parents=common, help="show the vectorizer's plan for each column",
+        description="Show how TableVectorizer would encode each column of DATA "
+        "(kind, distinct values, missing share, transformer); fits no model.",
+    )  # fmt: skip
+    describe.add_argument("data", metavar="DATA", help="a CSV or Parquet file")
+    describe.add_argument("--target", metavar="COL", help="leave this column out")
+    describe.add_argument("--cardinality-threshold", type=_positive_int, default=30)
+    describe.add_argument(
+        "--high-cardinality", choices=("minhash", "gamma_poisson"), default="minhash"
+    )
+    describe.set_defaults(handler=_cmd_describe)
+    return parser
+
+
+# ------------------------------------------------------------------------ main
+
+
+@contextlib.contextmanager
+def _logging_to_stderr(verbosity: int) -> Iterator[None]:
+    """Send autocat's (and optuna's) log records to stderr for one command."""
+    level = {-1: logging.WARNING, 0: logging.INFO, 1: logging.INFO}.get(
+        verbosity, logging.DEBUG
+    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    previous = _LOGGER.level, _LOGGER.propagate
+    _LOGGER.addHandler(handler)
+    _LOGGER.setLevel(level)
+    _LOGGER.propagate = False
+    optuna_logger = logging.getLogger("optuna")
+    optuna_level = optuna_logger.level
+    if verbosity < 2:
+        optuna_logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        _LOGGER.removeHandler(handler)
+        _LOGGER.setLevel(previous[0])
+        _LOGGER.propagate = previous[1]
+        optuna_logger.setLevel(optuna_level)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``autocat`` command line and return its exit code.
+
+    Parameters
+    ----------
+    argv : sequence of str, default=None
+        The arguments after the program name; ``sys.argv[1:]`` by default.
+
+    Returns
+    -------
+    int
+        0 on success, 1 when running the command failed, 2 when the command line
+        is wrong.
+
+    Examples
+    --------
+    >>> from autocat.cli import main
+    >>> main(["describe", "no-such-file.csv"])
+    2
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as exc:
+        print(f"autocat: error: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # --help and --version
+        return int(exc.code or 0)
+    debug = bool(args.debug)
+    args.verbosity = -1 if args.quiet else int(args.verbose)
+    with _logging_to_stderr(args.verbosity):
+        try:
+            return int(args.handler(args))
+        except CommandError as exc:
+            if debug:
+                traceback.print_exc(file=sys.stderr)
+            print(f"autocat: error: {_one_line(exc)}", file=sys.stderr)
+            return exc.exit_code
+        except BrokenPipeError:  # e.g. piped into `head`: stop quietly
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            return 1
+        except KeyboardInterrupt:
+            print("autocat: interrupted", file=sys.stderr)
+            return 130
+        except Exception as exc:  # one line for everything else, traceback on demand
+            if debug:
+                traceback.print_exc(file=sys.stderr)
+            hint = "" if debug else " (run again with --debug for the traceback)"
+            print(
+                f"autocat: error: {type(exc).__name__}: {_one_line(exc)}{hint}",
+                file=sys.stderr,
+            )
+            return 1
