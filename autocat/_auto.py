@@ -462,6 +462,23 @@ def _baseline_score(study: optuna.Study) -> float:
 class AutoResult:
     """The outcome of :func:`auto_fit`: a fitted pipeline, its study and scores.
 
+    Built by :func:`auto_fit` (or :func:`autocat.load`), not by hand: each
+    keyword sets the attribute of the same name, with a trailing underscore
+    except for ``time_budget`` and ``random_state``.
+
+    Parameters
+    ----------
+    pipeline, study, best_params, cv_score, baseline_score : object
+        See the attributes ``pipeline_`` ... ``baseline_score_``.
+    task, metric, target, classes, feature_names_in : object
+        See the attributes ``task_`` ... ``feature_names_in_``.
+    n_rows, n_folds, sample, elapsed_s, refit_s, cache_info, interrupted : object
+        See the attributes ``n_rows_`` ... ``interrupted_``.
+    time_budget : float or None
+        The budget given to :func:`auto_fit`.
+    random_state : int
+        The seed given to :func:`auto_fit`.
+
     Attributes
     ----------
     pipeline_ : sklearn.pipeline.Pipeline
@@ -595,6 +612,7 @@ class AutoResult:
         Returns
         -------
         ndarray of shape (n_samples,)
+            Predicted values, or class labels as given to :func:`auto_fit`.
         """
         predictions = self.pipeline_.predict(self._features(X))
         if self.classes_ is None:
@@ -651,7 +669,13 @@ class AutoResult:
         return float(get_scorer(self.metric_)(self.pipeline_, self._features(X), y))
 
     def summary(self) -> str:
-        """Return a short text: task, data, trials, scores, best parameters, time."""
+        """Return a short text: task, data, trials, scores, best parameters, time.
+
+        Returns
+        -------
+        str
+            Six lines, as printed by ``autocat fit`` and ``autocat demo``.
+        """
         from optuna.trial import TrialState
 
         n_cols = len(self.feature_names_in_)
@@ -675,7 +699,18 @@ class AutoResult:
         return "\n".join(lines)
 
     def report(self, path: str | pathlib.Path) -> pathlib.Path:
-        """Write the self-contained HTML report to ``path`` and return its path."""
+        """Write the self-contained HTML report.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The HTML file to write.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
+        """
         from autocat._report import write_report
 
         return write_report(self, path)  # type: ignore[no-any-return]
@@ -684,7 +719,18 @@ class AutoResult:
         """Save to ``path``; read it back with :func:`autocat.load`.
 
         The file is a pickle with a versioned, checksummed header: load it only
-        from trusted sources.
+        from trusted sources. A study kept in a database or journal is copied
+        into the file.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file to write; its folder is created if needed.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
         """
         from autocat._persistence import save
 
