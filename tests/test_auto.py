@@ -210,8 +210,8 @@ def test_time_budget_bounds_the_whole_call():
     result = auto_fit(df, "salary", time_budget=budget, cv=3, show_progress=False)
     elapsed = time.monotonic() - start
     assert result.n_trials_ >= 1
-    # Loose bound: small data, shared CI machines.
-    assert elapsed < budget * 1.1 + 0.5, elapsed
+    # Loose bound: small data, shared CI machines (the slow test below is tight).
+    assert elapsed < budget * 1.1 + 1.0, elapsed
     assert result.elapsed_s_ <= elapsed
 
 
@@ -276,6 +276,36 @@ def test_parallel_trials_share_the_thread_budget():
     )
     assert result.n_trials_ == 2
     assert result.pipeline_.named_steps["model"].get_params()["n_jobs"] <= 2
+
+
+_DETERMINISM_CODE = """
+import hashlib, numpy as np, pandas as pd, autocat
+rng = np.random.default_rng(0)
+n = 120
+kinds = rng.choice(["police officer", "bus operator", "nurse", "clerk"], n)
+jobs = [f"{k} grade {g}" for k, g in zip(kinds, rng.integers(0, 20, n))]
+df = pd.DataFrame({"job": jobs, "years": rng.integers(0, 30, n).astype(float)})
+df["salary"] = df["years"] * 2.0 + (kinds == "nurse") * 10.0
+result = autocat.auto_fit(df, "salary", n_trials=3, cv=2, show_progress=False)
+print(hashlib.sha256(result.predict(df).tobytes()).hexdigest(), result.cv_score_)
+"""
+
+
+@pytest.mark.slow
+def test_same_bytes_in_another_process():
+    import subprocess
+    import sys
+
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-c", _DETERMINISM_CODE],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for _ in range(2)
+    ]
+    assert outputs[0] == outputs[1] and outputs[0]
 
 
 @pytest.mark.slow
