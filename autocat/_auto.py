@@ -388,6 +388,16 @@ def auto_fit(
         refit_s,
         outcome.refit_seconds_estimate,
     )
+    elapsed = time.monotonic() - start
+    if time_budget is not None and elapsed > 1.1 * time_budget:
+        first = outcome.study.trials[0].duration
+        logger.warning(
+            "time_budget=%gs was exceeded (%.1fs): a trial must finish before a "
+            "model exists, and the first took %.1fs; raise time_budget or sample rows",
+            time_budget,
+            elapsed,
+            first.total_seconds() if first is not None else math.nan,
+        )
     rng = np.random.default_rng(random_state)
     keep = np.sort(rng.permutation(len(y))[:SAMPLE_ROWS])
     y_user = y_raw if classes is None else classes[y]
@@ -681,7 +691,11 @@ class AutoResult:
         n_cols = len(self.feature_names_in_)
         ended = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
         n_run = len(self.study_.get_trials(deepcopy=False, states=ended))
-        gain = self.cv_score_ - self.baseline_score_
+        if math.isnan(self.baseline_score_):
+            baseline = "paper's recipe: did not finish"
+        else:
+            gain = self.cv_score_ - self.baseline_score_
+            baseline = f"paper's recipe: {self.baseline_score_:.4f}, {gain:+.4f}"
         folds = "holdout" if self.n_folds_ == 1 else f"{self.n_folds_}-fold CV"
         params = ", ".join(
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
@@ -691,8 +705,7 @@ class AutoResult:
             f"task: {self.task_} (target {self.target_!r}), metric: {self.metric_}",
             f"data: {self.n_rows_} rows x {n_cols} columns",
             f"trials: {self.n_trials_} complete of {n_run} run ({folds})",
-            f"best CV {self.metric_}: {self.cv_score_:.4f} "
-            f"(paper's recipe: {self.baseline_score_:.4f}, {gain:+.4f})",
+            f"best CV {self.metric_}: {self.cv_score_:.4f} ({baseline})",
             f"best params: {params}",
             f"elapsed: {self.elapsed_s_:.1f}s (refit {self.refit_s_:.1f}s)",
         ]
@@ -713,7 +726,7 @@ class AutoResult:
         """
         from autocat._report import write_report
 
-        return write_report(self, path)  # type: ignore[no-any-return]
+        return write_report(self, path)
 
     def save(self, path: str | pathlib.Path) -> pathlib.Path:
         """Save to ``path``; read it back with :func:`autocat.load`.

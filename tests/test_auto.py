@@ -215,6 +215,23 @@ def test_time_budget_bounds_the_whole_call():
     assert result.elapsed_s_ <= elapsed
 
 
+def test_a_budget_shorter_than_one_trial_still_gives_a_model(caplog):
+    with caplog.at_level("WARNING", logger="autocat"):
+        result = auto_fit(_frame(60), "salary", time_budget=0.01, show_progress=False)
+    assert result.n_trials_ == 1 and result.n_folds_ == 1
+    assert "time_budget=0.01s was exceeded" in caplog.text
+    assert result.predict(_frame(60)).shape == (60,)
+
+
+def test_summary_without_a_baseline(regression):
+    import copy
+
+    _, result = regression
+    other = copy.copy(result)
+    other.baseline_score_ = float("nan")
+    assert "paper's recipe: did not finish" in other.summary()
+
+
 @pytest.mark.slow
 def test_time_budget_within_ten_percent():
     df = _frame(3000)
