@@ -470,7 +470,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             strings = stringify(uniques)
             fmt = decision.fmt or "ISO8601"
             if decision.conversion == "time":
-                values = parse_times(strings, fmt)
+                values = parse_times(strings)
             else:
                 values = parse_dates(strings, fmt)
             _warn_unread(state, uniques, ~np.isnat(values), f"dates ({fmt})")
