@@ -506,3 +506,14 @@ def test_object_columns_of_python_dates_and_times():
     assert out["d_year"].tolist()[:2] == [2020, 2021]
     assert out["d_hour"].tolist()[3] == 22  # midnight in Paris is 22:00 UTC
     np.testing.assert_array_equal(out["t_time_of_day"], [77820, 29110.5, np.nan, 0])
+
+
+def test_strict_user_encoder_sees_missing_values_only_when_there_are_some():
+    strict = OneHotEncoder(sparse_output=False)  # handle_unknown="error"
+    vectorizer = TableVectorizer(low_cardinality=strict)
+    clean = pd.DataFrame({"c": ["a", "b", "a"]})
+    np.testing.assert_array_equal(
+        vectorizer.fit_transform(clean), [[1, 0], [0, 1], [1, 0]]
+    )
+    with pytest.raises(ValueError, match="unknown categories"):
+        vectorizer.transform(pd.DataFrame({"c": ["a", None, "zzz"]}))
