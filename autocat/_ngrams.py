@@ -15,10 +15,12 @@ import numpy as np
 from numba import njit
 
 __all__ = [
+    "NgramVocabulary",
     "char_ngrams",
     "count_ngrams",
     "hash_keys",
     "normalize",
+    "pack_normalized",
     "pack_strings",
     "utf8_encode_gram",
 ]
@@ -117,6 +119,83 @@ def pack_strings(strings: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _is_space(cp):  # pragma: no cover - compiled
+    """``chr(cp).isspace()``, the white space of ``str.split()``."""
+    if cp <= 0x20:
+        return cp == 0x20 or 0x09 <= cp <= 0x0D or 0x1C <= cp <= 0x1F
+    if cp < 0x85:
+        return False
+    return (
+        cp == 0x85 or cp == 0xA0 or cp == 0x1680 or 0x2000 <= cp <= 0x200A
+        or cp == 0x2028 or cp == 0x2029 or cp == 0x202F or cp == 0x205F
+        or cp == 0x3000
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _collapse_space(raw, n_strings):  # pragma: no cover - compiled
+    """Pad and collapse white space of NUL-separated strings (see normalize)."""
+    out = np.empty(raw.shape[0] + 2 * n_strings + 2, dtype=np.uint32)
+    offsets = np.zeros(n_strings + 1, dtype=np.int64)
+    write = 0
+    k = 0
+    for i in range(n_strings):
+        out[write] = 32
+        write += 1
+        pending = False  # a space to write before the next non-space character
+        while k < raw.shape[0] and raw[k] != 0:
+            cp = raw[k]
+            k += 1
+            if _is_space(cp):
+                pending = write > offsets[i] + 1
+            else:
+                if pending:
+                    out[write] = 32
+                    write += 1
+                    pending = False
+                out[write] = cp
+                write += 1
+        k += 1  # the separator
+        out[write] = 32
+        write += 1
+        offsets[i + 1] = write
+    return out[:write], offsets
+
+
+def pack_normalized(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    r"""Return exactly :func:`pack_strings`' output, faster on many strings.
+
+    Lower-cases all strings in one call on their NUL-joined text (a NUL is
+    neither cased nor case-ignorable, so each string lower-cases as it would
+    alone, final sigma included), then collapses white space and pads in one
+    compiled pass. Falls back to :func:`pack_strings` when a string holds a NUL.
+
+    Parameters
+    ----------
+    strings : sequence of str
+        The values to pack.
+
+    Returns
+    -------
+    codepoints, offsets : ndarray
+        As :func:`pack_strings`.
+
+    Examples
+    --------
+    >>> from autocat._ngrams import pack_normalized, pack_strings
+    >>> strings = ["  Police\tOFFICER ", "", "ΟΔΟΣ"]
+    >>> [a.tolist() for a in pack_normalized(strings)] == [
+    ...     a.tolist() for a in pack_strings(strings)]
+    True
+    """
+    text = "\x00".join(strings)
+    if text.count("\x00") != max(len(strings) - 1, 0):
+        return pack_strings(strings)
+    raw = np.frombuffer(text.lower().encode("utf-32-le", "surrogatepass"), np.uint32)
+    return _collapse_space(raw, len(strings))
+
+
+@njit(cache=True, nogil=True, inline="always")
 def utf8_encode_gram(codepoints, start, n, buffer):  # pragma: no cover - compiled
     """Write the UTF-8 bytes of ``codepoints[start:start + n]`` into ``buffer``.
 
@@ -162,6 +241,12 @@ def _gram_key(codepoints, start, n):  # pragma: no cover - compiled
     h = _FNV_OFFSET
     for position in range(start, start + n):
         h = (h ^ np.uint64(codepoints[position])) * _FNV_PRIME
+    return _mix(h, n)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mix(h, n):  # pragma: no cover - compiled
+    """Finish the key of an n-gram whose FNV-1a hash so far is ``h``."""
     h = (h ^ np.uint64(n)) * _FNV_PRIME
     h ^= h >> np.uint64(30)
     h *= np.uint64(0xBF58476D1CE4E5B9)
@@ -206,7 +291,7 @@ def _count_packed(codepoints, offsets, ngram_min, ngram_max):  # pragma: no cove
                 counts[write] = 1.0
                 write += 1
         indptr[i + 1] = write
-    return indptr, keys[:write].copy(), counts[:write].copy()
+    return indptr, keys[:write], counts[:write]
 
 
 def count_ngrams(
@@ -281,3 +366,198 @@ def hash_keys(keys: np.ndarray, seed: int) -> np.ndarray:
         h = h ^ (h >> np.uint64(27))
         h = h * np.uint64(0x94D049BB133111EB)
         return h ^ (h >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def _rehash(table_keys, table_ids, size):  # pragma: no cover - compiled
+    new_keys = np.zeros(size, dtype=np.uint64)
+    new_ids = np.full(size, -1, dtype=np.int64)
+    mask = np.uint64(size - 1)
+    for slot in range(table_keys.shape[0]):
+        column = table_ids[slot]
+        if column >= 0:
+            probe = np.int64(table_keys[slot] & mask)
+            while new_ids[probe] >= 0:
+                probe = (probe + 1) & (size - 1)
+            new_keys[probe] = table_keys[slot]
+            new_ids[probe] = column
+    return new_keys, new_ids
+
+
+@njit(cache=True, nogil=True)
+def _insert_keys(
+    codepoints, offsets, first, ngram_min, ngram_max,
+    table_keys, table_ids, column_keys, n_columns, limit,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Add the n-grams of packed strings ``first, first + 1, ...`` to a table.
+
+    The open-addressing table (``table_keys``, ``table_ids``; size a power of
+    two, ``-1`` marks an empty slot) maps an n-gram key to its column; new keys
+    get the next columns, in order of first appearance. The tables are never
+    resized here (which keeps the loop fast): the kernel stops after the string
+    that takes the vocabulary past ``limit`` and returns
+    ``(next string, n_columns)``; the caller grows the tables and resumes.
+    """
+    size = table_keys.shape[0]
+    for i in range(first, offsets.shape[0] - 1):
+        if n_columns > limit:
+            return i, n_columns
+        start = offsets[i]
+        stop = offsets[i + 1]
+        # the n-grams starting at `position`, shortest first, share a hash prefix
+        for position in range(start, stop - ngram_min + 1):
+            h = _FNV_OFFSET
+            for n in range(1, min(ngram_max, stop - position) + 1):
+                h = (h ^ np.uint64(codepoints[position + n - 1])) * _FNV_PRIME
+                if n < ngram_min:
+                    continue
+                key = _mix(h, n)
+                probe = np.int64(key & np.uint64(size - 1))
+                while table_ids[probe] >= 0 and table_keys[probe] != key:
+                    probe = (probe + 1) & (size - 1)
+                if table_ids[probe] < 0:
+                    table_keys[probe] = key
+                    table_ids[probe] = n_columns
+                    column_keys[n_columns] = key
+                    n_columns += 1
+    return offsets.shape[0] - 1, n_columns
+
+
+@njit(cache=True, nogil=True)
+def _count_known(
+    codepoints, offsets, ngram_min, ngram_max, table_keys, table_ids, n_columns
+):  # pragma: no cover - compiled
+    """Count the known n-grams of each packed string, as CSR over columns.
+
+    Unknown n-grams are skipped. ``marker[column] == i`` tells whether string
+    ``i`` already has the column, so no sorting is needed.
+    """
+    n_strings = offsets.shape[0] - 1
+    bound = 0
+    for i in range(n_strings):
+        length = offsets[i + 1] - offsets[i]
+        for n in range(ngram_min, ngram_max + 1):
+            bound += max(0, length - n + 1)
+    cols = np.empty(bound, dtype=np.int32)
+    counts = np.empty(bound, dtype=np.float32)
+    indptr = np.zeros(n_strings + 1, dtype=np.int64)
+    marker = np.full(n_columns, -1, dtype=np.int64)
+    where = np.empty(n_columns, dtype=np.int64)
+    size = table_keys.shape[0]
+    write = 0
+    for i in range(n_strings):
+        start = offsets[i]
+        stop = offsets[i + 1]
+        for position in range(start, stop - ngram_min + 1):
+            h = _FNV_OFFSET
+            for n in range(1, min(ngram_max, stop - position) + 1):
+                h = (h ^ np.uint64(codepoints[position + n - 1])) * _FNV_PRIME
+                if n < ngram_min:
+                    continue
+                key = _mix(h, n)
+                probe = np.int64(key & np.uint64(size - 1))
+                while table_ids[probe] >= 0 and table_keys[probe] != key:
+                    probe = (probe + 1) & (size - 1)
+                column = table_ids[probe]
+                if column < 0:
+                    continue  # unknown n-gram
+                if marker[column] == i:
+                    counts[where[column]] += np.float32(1.0)
+                else:
+                    marker[column] = i
+                    where[column] = write
+                    cols[write] = column
+                    counts[write] = np.float32(1.0)
+                    write += 1
+        indptr[i + 1] = write
+    return indptr, cols[:write], counts[:write]
+
+
+class NgramVocabulary:
+    """A growing vocabulary of n-grams, and n-gram counts over its columns.
+
+    Columns are numbered in order of first appearance; n-grams are identified by
+    the 64-bit keys of :func:`count_ngrams`, so a vocabulary can keep growing with
+    new chunks of data. Memory: about 40 bytes per n-gram.
+
+    Examples
+    --------
+    >>> from autocat._ngrams import NgramVocabulary
+    >>> vocabulary = NgramVocabulary()
+    >>> indptr, cols, counts = vocabulary.count(["aaa", "ab"], (2, 2), grow=True)
+    >>> indptr.tolist(), cols.tolist(), counts.tolist()
+    ([0, 3, 6], [0, 1, 2, 0, 3, 4], [1.0, 2.0, 1.0, 1.0, 1.0, 1.0])
+    >>> vocabulary.count(["ba"], (2, 2), grow=False)[1].tolist()  # only 'a ' known
+    [2]
+    >>> len(vocabulary)
+    5
+    """
+
+    def __init__(self) -> None:
+        self.table_keys = np.zeros(1024, dtype=np.uint64)
+        self.table_ids = np.full(1024, -1, dtype=np.int64)
+        self.column_keys = np.zeros(0, dtype=np.uint64)
+        self.n_columns = 0
+
+    def __len__(self) -> int:
+        return self.n_columns
+
+    def _insert(self, codepoints, offsets, low, high) -> None:
+        lengths = np.diff(offsets)
+        # new columns one string can add, at most
+        per_string = int(lengths.max(initial=0)) * (high - low + 1)
+        # compiled for writeable arrays; unpickled ones may be read-only
+        if not self.table_keys.flags.writeable:
+            self.table_keys = self.table_keys.copy()
+            self.table_ids = self.table_ids.copy()
+        first = 0
+        while first < len(lengths):
+            size = self.table_keys.shape[0]
+            limit = size // 2 - per_string
+            if limit < self.n_columns:  # too full to hold one more string: grow
+                self.table_keys, self.table_ids = _rehash(
+                    self.table_keys, self.table_ids, 2 * size
+                )
+                continue
+            if self.column_keys.shape[0] < size // 2:
+                grown = np.zeros(size // 2, dtype=np.uint64)
+                grown[: self.n_columns] = self.column_keys[: self.n_columns]
+                self.column_keys = grown
+            first, self.n_columns = _insert_keys(
+                codepoints, offsets, first, low, high,
+                self.table_keys, self.table_ids, self.column_keys,
+                self.n_columns, limit,
+            )  # fmt: skip
+
+    def keys(self) -> np.ndarray:
+        """Return the 64-bit key of each column."""
+        return self.column_keys[: self.n_columns]
+
+    def count(
+        self, strings: Iterable[str], ngram_range: tuple[int, int], *, grow: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Count the n-grams of ``strings`` as columns of this vocabulary.
+
+        Parameters
+        ----------
+        strings : iterable of str
+            The values to count (see :func:`char_ngrams`).
+        ngram_range : tuple of int
+            Smallest and largest ``n``, both included.
+        grow : bool
+            Add unknown n-grams as new columns; otherwise skip them.
+
+        Returns
+        -------
+        indptr, cols, counts : ndarray of int64, int32, float32
+            The counts in CSR form: string ``i`` has ``counts[k]`` occurrences of
+            column ``cols[k]`` for ``k`` in ``indptr[i]:indptr[i + 1]``.
+        """
+        codepoints, offsets = pack_normalized(list(strings))
+        low, high = ngram_range
+        if grow:
+            self._insert(codepoints, offsets, low, high)
+        return _count_known(
+            codepoints, offsets, low, high,
+            self.table_keys, self.table_ids, self.n_columns,
+        )  # fmt: skip
