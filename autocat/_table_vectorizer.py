@@ -165,10 +165,18 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
     encoded, then rows are gathered into one preallocated float32 matrix. Time is
     about ``O(n_rows x n_columns)`` for the gathers plus the encoders' cost on the
     distinct values; memory is the output matrix plus one code array per column
-    in flight. Decisions use the training data only: at transform, strings of a
-    numeric or date column that do not read give NaN, with a warning.
+    in flight.
 
+    Decisions use the training data only. At transform, columns must be those
+    seen in :meth:`fit`, in the same order (a ``ValueError`` names the missing
+    and unseen ones); strings of a numeric or date column that do not read give
+    NaN, with a warning; a numeric column that turns datetime, or the reverse,
+    raises a ``TypeError``; any value of a string column is read as its
+    ``str``. Object columns of mixed types are read as numbers when every value
+    is one, as text otherwise. Time-zone aware datetimes are read in UTC.
     Column names must be unique; non-string names are used as their ``str``.
+    pandas, polars and numpy inputs (a numpy structured array gives names) with
+    the same values give the same output.
 
     Examples
     --------
