@@ -203,6 +203,11 @@ def test_empty_and_unseen_values():
     out = encoder.transform(pd.DataFrame({"title": ["", "qqq", "Police Chief"]}))
     np.testing.assert_array_equal(out[:2], 0.0)  # empty; no known n-gram
     assert out[2].max() > 1.0  # unseen, but shares n-grams with training values
+    last = encoder.transform(pd.DataFrame({"title": ["Police", "", "qqq"]}))
+    np.testing.assert_array_equal(last[1:], 0.0)
+    np.testing.assert_allclose(
+        last[0], encoder.transform(pd.DataFrame({"title": ["Police"]}))[0]
+    )
 
 
 def test_all_values_missing_or_empty():
@@ -293,17 +298,21 @@ def test_lazy_topic_rescaling_keeps_the_model():
 # ------------------------------------------------------------------ partial_fit
 
 
-def test_partial_fit_close_to_fit():
-    # Stated tolerance: streaming the rows in 4 chunks (one pass each) reaches a
-    # KL loss within 10% of one fit pass over all rows, measured on all rows.
-    X, _ = make_dirty_categories("multilabel", n_samples=2000, random_state=0)
-    whole = GammaPoissonEncoder(n_components=8, max_iter=1, random_state=0).fit(X)
-    streamed = GammaPoissonEncoder(n_components=8, random_state=0)
+def test_partial_fit_close_to_fit(global_random_seed):
+    # Stated tolerance: streaming the rows in 4 chunks, one pass each, ends with
+    # a KL loss (on all rows) at most 10% above that of one fit pass over all
+    # rows. Measured on the simulations: -8.8% to +2.1% (multi-label), -1.0% to
+    # -0.6% (typos); the two reach different local optima, either may be better.
+    X, _ = make_dirty_categories(
+        "multilabel", n_samples=2000, random_state=global_random_seed
+    )
+    whole = GammaPoissonEncoder(
+        n_components=8, max_iter=1, random_state=global_random_seed
+    ).fit(X)
+    streamed = GammaPoissonEncoder(n_components=8, random_state=global_random_seed)
     for chunk in np.array_split(np.arange(len(X)), 4):
         streamed.partial_fit(X.iloc[chunk])
-    kl_whole = whole._kl_divergence(X)
-    kl_streamed = streamed._kl_divergence(X)
-    assert abs(kl_streamed - kl_whole) <= 0.10 * kl_whole
+    assert streamed._kl_divergence(X) <= 1.10 * whole._kl_divergence(X)
     assert streamed.n_iter_ == 4
 
 
