@@ -440,9 +440,8 @@ class _Objective:
         except Exception as exc:
             with self._lock:
                 self.errors.append(exc)
-            logger.warning(
-                "trial %d failed: %s: %s", trial.number, type(exc).__name__, exc
-            )
+            # Optuna logs the failure with its traceback; the search goes on.
+            logger.debug("trial %d failed: %r", trial.number, exc)
             raise
 
     def _run(self, trial: optuna.Trial) -> float:
