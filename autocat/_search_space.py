@@ -128,7 +128,7 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
     ParamSpec(
         "learning_rate",
         "model",
-        FloatDistribution(0.01, 0.5, log=True),
+        FloatDistribution(0.02, 0.5, log=True),
         0.3,
         (0.05, 0.1, 0.3),
     ),

@@ -47,8 +47,11 @@ __all__ = [
 logger = logging.getLogger("autocat")
 
 # XGBoost grows at most this many trees per fold; early stopping picks fewer.
-MAX_ROUNDS = 2000
+MAX_ROUNDS = 1000
 EARLY_STOPPING_ROUNDS = 50
+# With a time budget, k-fold CV is kept only if this many trials would fit in it;
+# otherwise every trial uses the first fold as a holdout (k times cheaper).
+MIN_CV_TRIALS = 10
 # Attribute names stored on trials and studies.
 _N_ESTIMATORS = "n_estimators"
 _FOLD_SECONDS = "fold_seconds"
@@ -101,18 +104,19 @@ def make_storage(storage: Any) -> Any:
     ----------
     storage : None, str, path or optuna.storages.BaseStorage
         ``None`` keeps the study in memory. A string with ``://`` is a database
-        URL (``'sqlite:///study.db'``, ``'postgresql://...'``). Any other string
+        URL (``'sqlite:///study.db'``, ``'postgresql://...'``), opened with a
+        retry for processes that create it at the same time. Any other string
         or path is a journal file, shared safely by processes on one machine (or
         over NFS): it is created if absent.
 
     Returns
     -------
-    None, str or optuna.storages.BaseStorage
+    None or optuna.storages.BaseStorage
     """
     if storage is None or isinstance(storage, optuna.storages.BaseStorage):
         return storage
     if isinstance(storage, str) and "://" in storage:
-        return storage
+        return _database_storage(storage)
     if isinstance(storage, (str, os.PathLike)):
         from optuna.storages import JournalStorage
         from optuna.storages.journal import JournalFileBackend
@@ -124,6 +128,24 @@ def make_storage(storage: Any) -> Any:
         "storage must be None, a database URL such as 'sqlite:///study.db', a journal "
         f"file path, or an optuna storage; got {type(storage).__name__}."
     )
+
+
+def _database_storage(url: str, attempts: int = 5) -> Any:
+    """Open a database storage, retrying while another process creates its tables.
+
+    Two processes opening a new database at once race to create the schema; the
+    loser gets an integrity error and succeeds on a second try.
+    """
+    from sqlalchemy.exc import SQLAlchemyError
+
+    for attempt in range(attempts):
+        try:
+            return optuna.storages.RDBStorage(url)
+        except SQLAlchemyError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 class EncodingCache:
@@ -418,9 +440,8 @@ class _Objective:
         except Exception as exc:
             with self._lock:
                 self.errors.append(exc)
-            logger.warning(
-                "trial %d failed: %s: %s", trial.number, type(exc).__name__, exc
-            )
+            # Optuna logs the failure with its traceback; the search goes on.
+            logger.debug("trial %d failed: %r", trial.number, exc)
             raise
 
     def _run(self, trial: optuna.Trial) -> float:
@@ -429,7 +450,16 @@ class _Objective:
         recipe = Recipe(
             self.task, random_state=self.random_state, n_jobs=self.xgb_threads, **params
         )
-        may_stop = self.deadline is not None and bool(_completed(study))
+        done = _completed(study)
+        may_stop = self.deadline is not None and bool(done)
+        stop_at = self.tuning_deadline(study)
+        if may_stop and stop_at is not None:
+            # A trial that would most likely be cut by the budget is not started.
+            typical = float(
+                np.median([sum(t.user_attrs.get(_FOLD_SECONDS, [0.0])) for t in done])
+            )
+            if stop_at - time.monotonic() < 0.5 * typical:
+                self._stop(trial, "time_budget")
         scores: list[float] = []
         rounds: list[int] = []
         seconds: list[float] = []
@@ -483,10 +513,10 @@ class _Objective:
     def _maybe_switch_to_holdout(
         self, study: optuna.Study, trial: optuna.Trial, fold_seconds: float
     ) -> None:
-        """Use one fold when fewer than three full trials would fit the budget."""
+        """Use one fold when fewer than ten full trials would fit the budget."""
         if self.time_budget is None or self.n_folds == 1 or trial.number != 0:
             return
-        if fold_seconds * self.n_folds * 3 > self.time_budget:
+        if fold_seconds * self.n_folds * MIN_CV_TRIALS > self.time_budget:
             logger.info(
                 "one fold took %.1fs: %d-fold trials would not fit a %.0fs budget, "
                 "so every trial uses the first fold as a holdout",
@@ -607,7 +637,7 @@ def tune(
     n_trials : int or None
         Trials this call runs (``None``: until the deadline).
     time_budget : float or None
-        Seconds for the whole call; a trial whose folds would not fit three times
+        Seconds for the whole call; when ten cv-fold trials would not fit,
         switches the search to a holdout (the first fold).
     deadline : float or None
         ``time.monotonic()`` by which the caller's refit must be finished too.
