@@ -26,7 +26,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
 import numpy as np
 import pandas as pd
@@ -47,7 +47,15 @@ DEMO_TARGET = "current_annual_salary"
 
 
 class CommandError(Exception):
-    """An error to report on one line, with the exit code to return."""
+    """An error to report on one line, with the exit code to return.
+
+    Parameters
+    ----------
+    message : str
+        The one-line message, printed after ``autocat: error:``.
+    exit_code : int, default=1
+        What :func:`main` returns.
+    """
 
     def __init__(self, message: str, exit_code: int = 1) -> None:
         super().__init__(message)
@@ -55,7 +63,13 @@ class CommandError(Exception):
 
 
 class UsageError(CommandError):
-    """The command line itself is wrong (exit code 2)."""
+    """The command line itself is wrong (exit code 2).
+
+    Parameters
+    ----------
+    message : str
+        The one-line message, printed after ``autocat: error:``.
+    """
 
     def __init__(self, message: str) -> None:
         super().__init__(message, exit_code=2)
@@ -151,7 +165,20 @@ def _read_parquet(path: Path) -> pd.DataFrame:
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write ``frame`` as CSV or Parquet, chosen by the extension of ``path``."""
+    """Write ``frame`` as CSV or Parquet, chosen by the extension of ``path``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table to write, without its index.
+    path : str or path-like
+        A ``.csv`` / ``.tsv`` (optionally compressed) or ``.parquet`` file.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     path = Path(path)
     kind = _table_format(path)
     if path.parent and not path.parent.exists():
@@ -352,7 +379,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     report = _output_path(args.report, "report")
     model = _output_path(args.out, "model")
-    frame = load_employee_salaries()
+    frame = cast(pd.DataFrame, load_employee_salaries())
     if args.rows is not None and args.rows < len(frame):
         frame = frame.sample(args.rows, random_state=args.seed).reset_index(drop=True)
     _LOGGER.info(
@@ -421,7 +448,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     table = pd.DataFrame({column: np.asarray(prediction)}, index=frame.index)
     if args.proba:
         proba = np.asarray(result.predict_proba(features))
-        for j, label in enumerate(result.classes_):
+        for j, label in enumerate(np.asarray(result.classes_)):
             table[f"proba_{label}"] = proba[:, j]
     if str(result.target_) in present:
         truth = frame[result.target_]
@@ -513,7 +540,7 @@ def _seed(text: str) -> int:
     return value
 
 
-def _common_options(suppress: bool) -> argparse.ArgumentParser:
+def _common_options(suppress: bool) -> _Parser:
     """Options accepted before and after the command name."""
     default: Callable[[Any], Any] = (
         (lambda _: argparse.SUPPRESS) if suppress else (lambda value: value)
@@ -554,7 +581,13 @@ def _search_options(parser: argparse.ArgumentParser, time_budget: float | None) 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Return the ``autocat`` argument parser with its four commands."""
+    """Return the ``autocat`` argument parser with its four commands.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Its errors raise :class:`UsageError` instead of exiting.
+    """
     parser = _Parser(
         prog="autocat",
         description="Learn from tables with dirty, high-cardinality string columns.",
