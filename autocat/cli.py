@@ -552,7 +552,7 @@ def _common_options(suppress: bool) -> _Parser:
     )  # fmt: skip
     parent.add_argument(
         "-v", "--verbose", dest="verbose", action="count", default=default(0),
-        help="more progress on stderr (-vv for debug messages)",
+        help="debug messages and Optuna's log of each trial on stderr",
     )  # fmt: skip
     parent.add_argument(
         "-q", "--quiet", dest="quiet", action="store_true", default=default(False),
@@ -568,7 +568,7 @@ def _common_options(suppress: bool) -> _Parser:
 def _search_options(parser: argparse.ArgumentParser, time_budget: float | None) -> None:
     parser.add_argument(
         "--time-budget", type=_positive_float, default=time_budget, metavar="S",
-        help="seconds of search (default: %(default)s)",
+        help="seconds for the search and the final refit (default: %(default)s)",
     )  # fmt: skip
     parser.add_argument(
         "--n-trials", type=_positive_int, default=None, metavar="N",
@@ -629,19 +629,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to save the model (default: DATA's name + .autocat, here)",
     )  # fmt: skip
     fit.add_argument("--report", metavar="HTML", help="also write the HTML report")
-    fit.add_argument("--task", choices=_TASKS, default="auto")
+    fit.add_argument(
+        "--task", choices=_TASKS, default="auto",
+        help="default: inferred from the target",
+    )  # fmt: skip
     fit.add_argument(
         "--metric", default=None, help="a scikit-learn scorer name (default: the "
         "paper's: r2, average_precision or accuracy)",
     )  # fmt: skip
     fit.add_argument(
-        "--cv", type=_positive_int, default=5, help="cross-validation folds"
-    )
+        "--cv", type=_positive_int, default=5, metavar="K",
+        help="cross-validation folds (default: %(default)s)",
+    )  # fmt: skip
     fit.add_argument(
         "--storage", default=None, metavar="URL",
         help="optuna storage shared by parallel runs, e.g. sqlite:///study.db",
     )  # fmt: skip
-    fit.add_argument("--n-jobs", type=int, default=1, help="parallel trials")
+    fit.add_argument(
+        "--n-jobs", type=int, default=1, metavar="N",
+        help="threads: trials run side by side (default: 1; -1: all cores)",
+    )  # fmt: skip
     fit.set_defaults(handler=_cmd_fit)
 
     predict = commands.add_parser(
@@ -678,9 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
 @contextlib.contextmanager
 def _logging_to_stderr(verbosity: int) -> Iterator[None]:
     """Send autocat's (and optuna's) log records to stderr for one command."""
-    level = {-1: logging.WARNING, 0: logging.INFO, 1: logging.INFO}.get(
-        verbosity, logging.DEBUG
-    )
+    level = {-1: logging.WARNING, 0: logging.INFO}.get(verbosity, logging.DEBUG)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
     previous = _LOGGER.level, _LOGGER.propagate
@@ -689,7 +694,7 @@ def _logging_to_stderr(verbosity: int) -> Iterator[None]:
     _LOGGER.propagate = False
     optuna_logger = logging.getLogger("optuna")
     optuna_level = optuna_logger.level
-    if verbosity < 2:
+    if verbosity < 1:
         optuna_logger.setLevel(logging.WARNING)
     try:
         yield
