@@ -378,3 +378,19 @@ def test_demo_with_its_defaults_finishes_in_time(capsys, tmp_path, monkeypatch):
     assert "seed: 0" in out
     assert f"report written to {(tmp_path / cli.DEMO_REPORT).resolve()}" in out
     assert elapsed < 100, elapsed
+
+
+def test_quiet_silences_logs_and_handlers_do_not_leak(
+    capsys, fitted_model, salaries_csv
+):
+    import logging
+
+    _, model, _ = fitted_model
+    logger = logging.getLogger("autocat")
+    handlers = list(logger.handlers)
+    code, out, err = run(capsys, "predict", str(model), str(salaries_csv), "-q")
+    assert code == 0 and err == ""
+    assert out.startswith("Salary_predicted")
+    code, _, err = run(capsys, "-v", "predict", str(model), str(salaries_csv))
+    assert code == 0 and "holds the target" in err
+    assert logger.handlers == handlers
