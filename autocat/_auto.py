@@ -271,7 +271,7 @@ def auto_fit(
         two values binary, strings and small integer sets multiclass.
     time_budget : float, optional
         Seconds for the whole call, final refit included. When one fold of the
-        first trial shows that fewer than three ``cv``-fold trials would fit,
+        first trial shows that fewer than ten ``cv``-fold trials would fit,
         every trial uses the first fold as a holdout.
     n_trials : int, optional
         Trials to run. Without it nor ``time_budget``, 20 trials run.
@@ -654,7 +654,11 @@ class AutoResult:
 
     def summary(self) -> str:
         """Return a short text: task, data, trials, scores, best parameters, time."""
+        from optuna.trial import TrialState
+
         n_cols = len(self.feature_names_in_)
+        ended = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
+        n_run = len(self.study_.get_trials(deepcopy=False, states=ended))
         gain = self.cv_score_ - self.baseline_score_
         folds = "holdout" if self.n_folds_ == 1 else f"{self.n_folds_}-fold CV"
         params = ", ".join(
@@ -664,7 +668,7 @@ class AutoResult:
         lines = [
             f"task: {self.task_} (target {self.target_!r}), metric: {self.metric_}",
             f"data: {self.n_rows_} rows x {n_cols} columns",
-            f"trials: {self.n_trials_} finished of {len(self.study_.trials)} ({folds})",
+            f"trials: {self.n_trials_} complete of {n_run} run ({folds})",
             f"best CV {self.metric_}: {self.cv_score_:.4f} "
             f"(paper's recipe: {self.baseline_score_:.4f}, {gain:+.4f})",
             f"best params: {params}",

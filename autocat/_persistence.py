@@ -53,7 +53,10 @@ def _in_memory_study(study: Any) -> Any:
 
     if isinstance(study._storage, optuna.storages.InMemoryStorage):
         return study
-    copied = optuna.create_study(direction="maximize", study_name=study.study_name)
+    from autocat._tuning import quiet_optuna
+
+    with quiet_optuna():
+        copied = optuna.create_study(direction="maximize", study_name=study.study_name)
     finished = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
     copied.add_trials(study.get_trials(deepcopy=False, states=finished))
     for key, value in study.user_attrs.items():

@@ -228,11 +228,6 @@ class Recipe:
         out.update(self.xgb_params)
         return out
 
-    def vectorizer_key(self) -> tuple[tuple[str, Any], ...]:
-        """Return a hashable key of all that determines the vectorizer's output."""
-        items = [(k, v) for k, v in self.params().items() if k in VECTORIZER_PARAMS]
-        return (*items, ("random_state", self.random_state))
-
     def build_vectorizer(self) -> Any:
         """Return the unfitted :class:`~autocat.TableVectorizer` of this recipe."""
         from autocat._table_vectorizer import TableVectorizer

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from sklearn.pipeline import Pipeline
 
 __all__ = [
+    "N_COMPONENTS",
     "SEARCH_SPACE",
     "ParamSpec",
     "default_params",
@@ -75,11 +76,17 @@ class ParamSpec:
     only_for_encoder: str | None = None
 
 
+#: Encoder dimensions tried: log-spaced, with the paper's 30 and 100.
+N_COMPONENTS: tuple[int, ...] = (10, 20, 30, 50, 100)
+
 # The single source of truth. Defaults are the paper's recipe: d = 30, cardinality
 # threshold 30, XGBoost's own defaults (learning_rate 0.3, max_depth 6, ...). The
 # grid is the paper's (appendix A.2): d in {30, 100}, learning_rate in
 # {0.05, 0.1, 0.3}, max_depth in {3, 6, 9}. XGBoost's default reg_alpha is 0, which a
 # log scale cannot hold: its lower end, 1e-8, is the same model in effect.
+# The encoder's parameters take few values so that trials share encodings (see
+# autocat._tuning.EncodingCache); the cardinality threshold may be any integer, as
+# thresholds that split the columns alike share theirs too.
 SEARCH_SPACE: tuple[ParamSpec, ...] = (
     ParamSpec(
         "encoder",
@@ -91,14 +98,14 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
     ParamSpec(
         "n_components",
         "vectorizer",
-        IntDistribution(8, 128, log=True),
+        CategoricalDistribution(N_COMPONENTS),
         30,
         (30, 100),
     ),
     ParamSpec(
         "gp_alpha",
         "vectorizer",
-        FloatDistribution(1.0, 3.0),
+        CategoricalDistribution((1.0, 1.1, 1.5, 2.0, 3.0)),
         1.1,
         (1.1,),
         only_for_encoder="gamma_poisson",
@@ -106,7 +113,7 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
     ParamSpec(
         "gp_beta",
         "vectorizer",
-        FloatDistribution(0.1, 10.0, log=True),
+        CategoricalDistribution((0.25, 0.5, 1.0, 2.0, 4.0)),
         1.0,
         (1.0,),
         only_for_encoder="gamma_poisson",
@@ -121,7 +128,7 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
     ParamSpec(
         "learning_rate",
         "model",
-        FloatDistribution(0.01, 0.5, log=True),
+        FloatDistribution(0.02, 0.5, log=True),
         0.3,
         (0.05, 0.1, 0.3),
     ),
@@ -354,7 +361,7 @@ def param_distributions(task: str, *, prefix: str = "") -> dict[str, BaseDistrib
     >>> from autocat import param_distributions
     >>> space = param_distributions("regression")
     >>> space["vectorizer__n_components"]
-    IntDistribution(high=128, log=True, low=8, step=1)
+    CategoricalDistribution(choices=(10, 20, 30, 50, 100))
     >>> len(space)
     10
     """

@@ -39,6 +39,7 @@ __all__ = [
     "TuneOutcome",
     "leaderboard",
     "make_storage",
+    "quiet_optuna",
     "resolve_threads",
     "tune",
 ]
@@ -46,8 +47,11 @@ __all__ = [
 logger = logging.getLogger("autocat")
 
 # XGBoost grows at most this many trees per fold; early stopping picks fewer.
-MAX_ROUNDS = 2000
+MAX_ROUNDS = 1000
 EARLY_STOPPING_ROUNDS = 50
+# With a time budget, k-fold CV is kept only if this many trials would fit in it;
+# otherwise every trial uses the first fold as a holdout (k times cheaper).
+MIN_CV_TRIALS = 10
 # Attribute names stored on trials and studies.
 _N_ESTIMATORS = "n_estimators"
 _FOLD_SECONDS = "fold_seconds"
@@ -129,7 +133,8 @@ class EncodingCache:
     """Encoded fold matrices, shared by trials with the same vectorizer.
 
     Encoding is deterministic given the vectorizer's parameters and the fold,
-    so trials that differ only in XGBoost's parameters reuse it. Thread-safe:
+    so trials that differ only in XGBoost's parameters reuse it. One cache serves
+    one table and one set of folds. Thread-safe:
     two trials asking for the same entry at once compute it once. Least recently
     used entries are dropped beyond ``max_bytes``.
 
@@ -144,6 +149,9 @@ class EncodingCache:
         Lookups served from the cache and encodings computed.
     encode_seconds : float
         Time spent encoding (misses only).
+    distinct : dict
+        Per fold, the number of distinct values of each string column of its
+        training part, which decides what a cardinality threshold changes.
     """
 
     def __init__(self, max_bytes: int = 2**30) -> None:
@@ -152,6 +160,8 @@ class EncodingCache:
         self.misses = 0
         self.encode_seconds = 0.0
         self._entries: OrderedDict[Any, tuple[Any, Any, float]] = OrderedDict()
+        # Per fold: distinct values of each string column of its training part.
+        self.distinct: dict[int, dict[str, int]] = {}
         self._locks: dict[Any, threading.Lock] = {}
         self._lock = threading.Lock()
 
@@ -183,6 +193,15 @@ class EncodingCache:
                 self._entries[key] = entry
                 self._evict()
             return entry
+
+    def put(self, key: Any, entry: tuple[Any, Any, float]) -> tuple[Any, Any, float]:
+        """Store an encoding computed outside :meth:`get` (counted as a miss)."""
+        with self._lock:
+            self.misses += 1
+            self.encode_seconds += entry[2]
+            self._entries.setdefault(key, entry)
+            self._evict()
+        return entry
 
     def _evict(self) -> None:
         sizes = {k: _nbytes(v[0]) + _nbytes(v[1]) for k, v in self._entries.items()}
@@ -238,7 +257,7 @@ class TuneOutcome:
 
 
 @contextlib.contextmanager
-def _quiet_optuna() -> Iterator[None]:
+def quiet_optuna() -> Iterator[None]:
     """Silence Optuna's per-trial INFO lines; autocat logs its own."""
     previous = optuna.logging.get_verbosity()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -255,6 +274,7 @@ class _Progress:
         self, enabled: bool, n_trials: int | None, deadline: float | None
     ) -> None:
         self.deadline = deadline
+        self.count = 0
         self.bar: Any = None
         if enabled:
             from tqdm.std import tqdm
@@ -268,6 +288,7 @@ class _Progress:
             )
 
     def update(self, study: optuna.Study, trial: FrozenTrial) -> None:
+        self.count += 1
         best = _best_value(study)
         left = (
             None
@@ -349,11 +370,48 @@ class _Objective:
 
     # -- trial ----------------------------------------------------------------
     def encode(self, recipe: Recipe, fold: int) -> tuple[Any, Any]:
+        """Fit the recipe's vectorizer on a fold's training part, encode both."""
         train, valid = self.splits[fold]
         vectorizer = recipe.build_vectorizer()
         X_train = vectorizer.fit_transform(self.X.iloc[train], self.y[train])
         X_valid = vectorizer.transform(self.X.iloc[valid])
+        plan = vectorizer.describe()
+        text = plan["kind"].isin(["low_cardinality", "high_cardinality"])
+        distinct = dict(
+            zip(plan["column"][text], plan["n_distinct"][text], strict=True)
+        )
+        self.cache.distinct.setdefault(fold, distinct)
         return X_train, X_valid
+
+    def encoding_key(self, recipe: Recipe, fold: int) -> Any:
+        """Return what the encoding of ``fold`` depends on (None before known).
+
+        The vectorizer's plan is the same for every recipe except which string
+        columns are high-cardinality (more distinct values than the threshold):
+        thresholds that split the columns alike, and any encoder when no column is
+        high-cardinality, give the same matrices.
+        """
+        distinct = self.cache.distinct.get(fold)
+        if distinct is None:
+            return None
+        threshold = recipe.cardinality_threshold
+        high = tuple(sorted(c for c, n in distinct.items() if n > threshold))
+        encoder: tuple[Any, ...] = ()
+        if high:
+            encoder = (recipe.encoder, recipe.n_components)
+            if recipe.encoder == "gamma_poisson":
+                encoder += (recipe.gp_alpha, recipe.gp_beta)
+        return (fold, high, encoder, recipe.random_state)
+
+    def encoded(self, recipe: Recipe, fold: int) -> tuple[Any, Any, float]:
+        """Return ``(X_train, X_valid, seconds)`` of a fold, from the cache if can."""
+        key = self.encoding_key(recipe, fold)
+        if key is not None:
+            return self.cache.get(key, functools.partial(self.encode, recipe, fold))
+        start = time.perf_counter()
+        X_train, X_valid = self.encode(recipe, fold)
+        entry = (X_train, X_valid, time.perf_counter() - start)
+        return self.cache.put(self.encoding_key(recipe, fold), entry)
 
     def __call__(self, trial: optuna.Trial) -> float:
         try:
@@ -374,7 +432,16 @@ class _Objective:
         recipe = Recipe(
             self.task, random_state=self.random_state, n_jobs=self.xgb_threads, **params
         )
-        may_stop = self.deadline is not None and bool(_completed(study))
+        done = _completed(study)
+        may_stop = self.deadline is not None and bool(done)
+        stop_at = self.tuning_deadline(study)
+        if may_stop and stop_at is not None:
+            # A trial that would most likely be cut by the budget is not started.
+            typical = float(
+                np.median([sum(t.user_attrs.get(_FOLD_SECONDS, [0.0])) for t in done])
+            )
+            if stop_at - time.monotonic() < 0.5 * typical:
+                self._stop(trial, "time_budget")
         scores: list[float] = []
         rounds: list[int] = []
         seconds: list[float] = []
@@ -383,10 +450,7 @@ class _Objective:
             stop_at = self.tuning_deadline(study)
             if may_stop and stop_at is not None and time.monotonic() > stop_at:
                 self._stop(trial, "time_budget")
-            X_train, X_valid, encode_s = self.cache.get(
-                (recipe.vectorizer_key(), fold),
-                functools.partial(self.encode, recipe, fold),
-            )
+            X_train, X_valid, encode_s = self.encoded(recipe, fold)
             start = time.perf_counter()
             train, valid = self.splits[fold]
             callbacks = (
@@ -431,10 +495,10 @@ class _Objective:
     def _maybe_switch_to_holdout(
         self, study: optuna.Study, trial: optuna.Trial, fold_seconds: float
     ) -> None:
-        """Use one fold when fewer than three full trials would fit the budget."""
+        """Use one fold when fewer than ten full trials would fit the budget."""
         if self.time_budget is None or self.n_folds == 1 or trial.number != 0:
             return
-        if fold_seconds * self.n_folds * 3 > self.time_budget:
+        if fold_seconds * self.n_folds * MIN_CV_TRIALS > self.time_budget:
             logger.info(
                 "one fold took %.1fs: %d-fold trials would not fit a %.0fs budget, "
                 "so every trial uses the first fold as a holdout",
@@ -447,7 +511,10 @@ class _Objective:
 
 
 def leaderboard(study: optuna.Study) -> pd.DataFrame:
-    """One row per trial of ``study``, best first.
+    """One row per ended trial of ``study``, best first.
+
+    Waiting and running trials (e.g. of other processes sharing the study) are
+    left out.
 
     Columns: ``trial``, ``state``, ``score`` (the value, or the last per-fold
     running mean of a pruned trial), ``duration_s``, the recipe parameters in
@@ -459,7 +526,8 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
     order = {TrialState.COMPLETE: 0, TrialState.PRUNED: 1}
     names = [spec.name for spec in SEARCH_SPACE]
     rows = []
-    for trial in study.get_trials(deepcopy=False):
+    ended = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
+    for trial in study.get_trials(deepcopy=False, states=ended):
         score = trial.value
         if score is None and trial.intermediate_values:
             score = trial.intermediate_values[max(trial.intermediate_values)]
@@ -551,7 +619,7 @@ def tune(
     n_trials : int or None
         Trials this call runs (``None``: until the deadline).
     time_budget : float or None
-        Seconds for the whole call; a trial whose folds would not fit three times
+        Seconds for the whole call; when ten cv-fold trials would not fit,
         switches the search to a holdout (the first fold).
     deadline : float or None
         ``time.monotonic()`` by which the caller's refit must be finished too.
@@ -580,15 +648,16 @@ def tune(
         raise ValueError("tune needs n_trials or a deadline; got neither.")
     _, parallel, xgb_threads = resolve_threads(n_jobs, n_trials)
     cache = EncodingCache() if cache is None else cache
-    study = optuna.create_study(
-        storage=make_storage(storage),
-        study_name=study_name,
-        direction="maximize",
-        load_if_exists=True,
-        sampler=optuna.samplers.TPESampler(seed=random_state),
-        pruner=pruner
-        or optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=0),
-    )
+    with quiet_optuna():
+        study = optuna.create_study(
+            storage=make_storage(storage),
+            study_name=study_name,
+            direction="maximize",
+            load_if_exists=True,
+            sampler=optuna.samplers.TPESampler(seed=random_state),
+            pruner=pruner
+            or optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=0),
+        )
     _check_study(study, fingerprint or {})
     n_folds = len(splits)
     stored_folds = study.user_attrs.get("n_folds")
@@ -636,9 +705,8 @@ def tune(
             study.stop()  # the recipe fails on this data: report why
 
     interrupted = False
-    started = len(study.trials)
     try:
-        with _quiet_optuna():
+        with quiet_optuna():
             study.optimize(
                 objective,
                 n_trials=n_trials if n_trials is not None else sys.maxsize,
@@ -658,10 +726,11 @@ def tune(
     if not done:
         if interrupted:
             raise KeyboardInterrupt
-        ran = len(study.trials) - started
+        ran = progress.count
         if objective.errors:
             raise RuntimeError(
-                f"All {ran} trial(s) failed; the first error is above."
+                f"All {len(objective.errors)} trial(s) failed; the first error is "
+                "above."
             ) from objective.errors[0]
         raise RuntimeError(
             f"No trial finished within the time budget ({ran} started); raise "

@@ -93,14 +93,6 @@ def test_build_model_overrides():
     assert model.get_params()["random_state"] == 3
 
 
-def test_vectorizer_key_ignores_xgboost_parameters():
-    a = Recipe(n_components=8, max_depth=3)
-    b = Recipe(n_components=8, max_depth=9, learning_rate=0.05)
-    c = Recipe(n_components=9)
-    assert a.vectorizer_key() == b.vectorizer_key() != c.vectorizer_key()
-    hash(a.vectorizer_key())
-
-
 def test_errors_are_specific():
     with pytest.raises(ValueError, match="task must be one of"):
         Recipe("classification")

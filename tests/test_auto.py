@@ -1,0 +1,298 @@
+from __future__ import annotations
+
+import importlib.util
+import time
+
+import numpy as np
+import optuna
+import pandas as pd
+import pytest
+from sklearn.pipeline import Pipeline
+from xgboost import XGBClassifier, XGBRegressor
+
+import autocat
+from autocat import AutoResult, TableVectorizer, auto_fit
+from autocat._auto import infer_task
+
+_HAS_POLARS = importlib.util.find_spec("polars") is not None
+
+
+def _frame(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    jobs = rng.choice(["police officer", "bus operator", "nurse", "clerk"], n)
+    df = pd.DataFrame({"job": jobs, "years": rng.integers(0, 30, n).astype(float)})
+    df["salary"] = (
+        df["years"] * 2.0 + (df["job"] == "nurse") * 10.0 + rng.normal(0, 1, n)
+    )
+    return df
+
+
+@pytest.fixture(scope="module")
+def regression():
+    df = _frame()
+    return df, auto_fit(df, "salary", n_trials=2, cv=3, show_progress=False)
+
+
+@pytest.fixture(scope="module")
+def labelled():
+    df = _frame(90, seed=1)
+    df["band"] = np.where(df["salary"] > df["salary"].median(), "high", "low")
+    return df.drop(columns="salary")
+
+
+def test_auto_result_contract(regression):
+    _, result = regression
+    assert isinstance(result, AutoResult)
+    pipeline = result.pipeline_
+    assert isinstance(pipeline, Pipeline)
+    assert [name for name, _ in pipeline.steps] == ["vectorizer", "model"]
+    assert isinstance(pipeline.named_steps["vectorizer"], TableVectorizer)
+    assert isinstance(pipeline.named_steps["model"], XGBRegressor)
+    assert isinstance(result.study_, optuna.Study)
+    assert result.task_ == "regression" and result.metric_ == "r2"
+    assert result.target_ == "salary" and result.classes_ is None
+    assert result.feature_names_in_.tolist() == ["job", "years"]
+    assert result.n_trials_ == 2 and result.n_folds_ == 3
+    assert result.cv_score_ >= result.baseline_score_ > 0.5
+    assert result.best_params_["n_estimators"] >= 1
+    assert result.best_params_["encoder"] in {"minhash", "gamma_poisson"}
+    assert result.elapsed_s_ > result.refit_s_ > 0
+    assert result.random_state == 0
+    X_sample, y_sample = result.sample_
+    assert isinstance(X_sample, pd.DataFrame) and len(X_sample) == len(y_sample) == 80
+    assert result.cache_info_["misses"] >= 1
+
+
+def test_leaderboard_is_best_first(regression):
+    _, result = regression
+    board = result.leaderboard_
+    assert list(board.columns[:6]) == [
+        "trial",
+        "state",
+        "score",
+        "duration_s",
+        "encoder",
+        "n_components",
+    ]
+    assert {"learning_rate", "max_depth", "n_estimators"} <= set(board.columns)
+    assert len(board) == 2
+    assert board["score"].is_monotonic_decreasing
+    assert board.loc[0, "score"] == pytest.approx(result.cv_score_)
+
+
+def test_predict_score_and_summary(regression):
+    df, result = regression
+    predictions = result.predict(df)  # the target column is ignored
+    assert predictions.shape == (len(df),)
+    np.testing.assert_allclose(
+        predictions, result.pipeline_.predict(df[["job", "years"]])
+    )
+    assert result.score(df, df["salary"]) > 0.8
+    text = result.summary()
+    assert "task: regression" in text and "best CV r2" in text
+    assert "paper's recipe" in text and "elapsed" in text
+    assert len(text.splitlines()) == 6
+    assert "AutoResult(task='regression'" in repr(result)
+    with pytest.raises(AttributeError, match="predict_proba"):
+        result.predict_proba(df)
+    assert not hasattr(result, "predict_proba")
+    with pytest.raises(ValueError, match="lacks 1 column"):
+        result.predict(df[["job"]])
+
+
+def test_best_params_rebuild_the_model(regression):
+    df, result = regression
+    recipe = autocat.Recipe.from_params("regression", result.best_params_)
+    rebuilt = recipe.build().fit(df[["job", "years"]], df["salary"])
+    X = df[["job", "years"]]
+    np.testing.assert_allclose(rebuilt.predict(X), result.predict(df), rtol=1e-5)
+
+
+def test_string_labels_round_trip(labelled):
+    result = auto_fit(labelled, "band", n_trials=1, cv=3, show_progress=False)
+    assert result.task_ == "binary" and result.metric_ == "average_precision"
+    assert result.classes_.tolist() == ["high", "low"]
+    assert isinstance(result.pipeline_.named_steps["model"], XGBClassifier)
+    predictions = result.predict(labelled)
+    assert set(predictions) <= {"high", "low"}
+    proba = result.predict_proba(labelled)
+    assert proba.shape == (len(labelled), 2)
+    np.testing.assert_allclose(proba.sum(axis=1), 1, rtol=1e-5)
+    assert result.score(labelled, labelled["band"]) > 0.5
+    assert set(result.sample_[1]) <= {"high", "low"}
+    with pytest.raises(ValueError, match="labels not seen"):
+        result.score(labelled.head(2), ["high", "medium"])
+
+
+def test_multiclass_with_a_separate_target_and_another_metric(labelled):
+    y = np.array(["a", "b", "c"] * 30)
+    result = auto_fit(
+        labelled.drop(columns="band"),
+        y,
+        n_trials=1,
+        cv=2,
+        metric="balanced_accuracy",
+        show_progress=False,
+    )
+    assert result.task_ == "multiclass" and result.target_ == "target"
+    assert result.metric_ == "balanced_accuracy"
+    assert result.predict_proba(labelled).shape == (90, 3)
+
+
+@pytest.mark.skipif(not _HAS_POLARS, reason="polars is not installed")
+def test_polars_input():
+    import polars as pl
+
+    df = pl.from_pandas(_frame(60))
+    result = auto_fit(df, "salary", n_trials=1, cv=2, show_progress=False)
+    assert result.predict(df).shape == (60,)
+    assert isinstance(result.sample_[0], pd.DataFrame)
+    y = pl.Series("y", _frame(60)["salary"].to_numpy())
+    other = auto_fit(df.drop("salary"), y, n_trials=1, cv=2, show_progress=False)
+    assert other.cv_score_ == pytest.approx(result.cv_score_)
+
+
+def test_task_inference_and_override():
+    assert infer_task(np.array([0.5, 1.5, 2.5]))[0] == "regression"
+    assert infer_task(np.array([3, 7, 3]))[0] == "binary"
+    assert infer_task(np.array([True, False]))[0] == "binary"
+    assert infer_task(np.arange(5))[0] == "multiclass"
+    assert infer_task(np.arange(50))[0] == "regression"
+    assert infer_task(np.array([1.0, 2.0, 3.0]))[0] == "multiclass"
+    df = _frame(60)
+    df["level"] = np.arange(60) % 4
+    result = auto_fit(
+        df.drop(columns="salary"),
+        "level",
+        task="regression",
+        n_trials=1,
+        cv=2,
+        show_progress=False,
+    )
+    assert result.task_ == "regression" and result.metric_ == "r2"
+
+
+def test_clear_errors():
+    df = _frame(40)
+    with pytest.raises(ValueError, match="Did you mean 'salary'"):
+        auto_fit(df, "Salary", n_trials=1)
+    with pytest.raises(TypeError, match="pandas or polars DataFrame"):
+        auto_fit(df.to_numpy(), "salary", n_trials=1)
+    with pytest.raises(ValueError, match="is not a scikit-learn scorer"):
+        auto_fit(df, "salary", n_trials=1, metric="r_2")
+    with pytest.raises(ValueError, match="task must be 'auto' or one of"):
+        auto_fit(df, "salary", task="classification")
+    with pytest.raises(ValueError, match="needs 2 classes"):
+        auto_fit(df.assign(c=np.arange(40) % 3), "c", task="binary", n_trials=1)
+    with pytest.raises(ValueError, match="single row"):
+        auto_fit(df.assign(c=["x"] * 39 + ["y"]), "c", n_trials=1)
+    with pytest.raises(ValueError, match="has 3 values but df has 40 rows"):
+        auto_fit(df, [1, 2, 3], n_trials=1)
+    with pytest.raises(ValueError, match="time_budget must be"):
+        auto_fit(df, "salary", time_budget=0)
+    with pytest.raises(ValueError, match="cv must be"):
+        auto_fit(df, "salary", cv=1)
+
+
+def test_missing_targets_are_dropped(caplog):
+    df = _frame(60)
+    df.loc[:4, "salary"] = np.nan
+    with caplog.at_level("WARNING", logger="autocat"):
+        result = auto_fit(df, "salary", n_trials=1, cv=2, show_progress=False)
+    assert result.n_rows_ == 55
+    assert "dropping 5 rows" in caplog.text
+
+
+def test_time_budget_bounds_the_whole_call():
+    df = _frame(120)
+    budget = 1.5
+    start = time.monotonic()
+    result = auto_fit(df, "salary", time_budget=budget, cv=3, show_progress=False)
+    elapsed = time.monotonic() - start
+    assert result.n_trials_ >= 1
+    # Loose bound: small data, shared CI machines.
+    assert elapsed < budget * 1.1 + 0.5, elapsed
+    assert result.elapsed_s_ <= elapsed
+
+
+@pytest.mark.slow
+def test_time_budget_within_ten_percent():
+    df = _frame(3000)
+    for budget in (5.0, 10.0):
+        start = time.monotonic()
+        result = auto_fit(df, "salary", time_budget=budget, show_progress=False)
+        elapsed = time.monotonic() - start
+        assert elapsed <= budget * 1.1, (budget, elapsed)
+        assert result.n_trials_ >= 2
+
+
+def test_ctrl_c_returns_the_best_so_far():
+    def interrupt(study, trial):
+        raise KeyboardInterrupt
+
+    df = _frame(60)
+    result = auto_fit(
+        df, "salary", n_trials=3, cv=2, show_progress=False, callbacks=[interrupt]
+    )
+    assert result.interrupted_ and result.n_trials_ == 1
+    assert result.predict(df).shape == (60,)
+
+
+def test_holdout_on_large_data(monkeypatch):
+    monkeypatch.setattr("autocat._auto.HOLDOUT_ROWS", 50)
+    result = auto_fit(_frame(60), "salary", n_trials=1, cv=4, show_progress=False)
+    assert result.n_folds_ == 1
+    assert len(result.study_.best_trial.intermediate_values) == 1
+
+
+def test_shared_journal_storage(tmp_path):
+    df = _frame(60)
+    journal = tmp_path / "study.log"
+    first = auto_fit(
+        df, "salary", n_trials=1, cv=2, storage=journal, show_progress=False
+    )
+    second = auto_fit(
+        df, "salary", n_trials=1, cv=2, storage=journal, show_progress=False
+    )
+    assert first.study_.study_name == second.study_.study_name == "autocat-salary"
+    assert second.n_trials_ == 2
+    assert second.cv_score_ >= first.cv_score_
+
+
+def test_progress_bar_and_determinism(capsys):
+    df = _frame(60)
+    a = auto_fit(df, "salary", n_trials=2, cv=2, show_progress=True, random_state=3)
+    err = capsys.readouterr().err
+    assert "autocat" in err and "2/2" in err and "best=" in err
+    b = auto_fit(df, "salary", n_trials=2, cv=2, show_progress=False, random_state=3)
+    assert a.best_params_ == b.best_params_
+    assert a.cv_score_ == b.cv_score_
+    np.testing.assert_array_equal(a.predict(df), b.predict(df))
+
+
+def test_parallel_trials_share_the_thread_budget():
+    result = auto_fit(
+        _frame(60), "salary", n_trials=2, cv=2, n_jobs=2, show_progress=False
+    )
+    assert result.n_trials_ == 2
+    assert result.pipeline_.named_steps["model"].get_params()["n_jobs"] <= 2
+
+
+@pytest.mark.slow
+def test_two_processes_share_one_sqlite_study(tmp_path):
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    data = tmp_path / "data.csv"
+    _frame(80).to_csv(data, index=False)
+    code = (
+        "import pandas as pd, autocat; "
+        f"df = pd.read_csv({str(data)!r}); "
+        f"autocat.auto_fit(df, 'salary', n_trials=2, cv=2, storage={url!r}, "
+        "show_progress=False)"
+    )
+    processes = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(2)]
+    assert [p.wait(timeout=300) for p in processes] == [0, 0]
+    study = optuna.load_study(study_name="autocat-salary", storage=url)
+    assert len(study.trials) == 4
