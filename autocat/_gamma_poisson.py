@@ -7,7 +7,6 @@ Paper section 3.2 and Algorithm 1; the compiled parts are in
 from __future__ import annotations
 
 import string
-from itertools import chain
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -22,13 +21,8 @@ from threadpoolctl import threadpool_limits
 
 from autocat._dataframe import column_values, n_rows, to_2d
 from autocat._factorize import factorize_strings
-from autocat._gamma_poisson_kernels import (
-    e_step,
-    fit_batches,
-    vocabulary_insert,
-    vocabulary_lookup,
-)
-from autocat._ngrams import count_ngrams, hash_keys
+from autocat._gamma_poisson_kernels import e_step, fit_batches
+from autocat._ngrams import NgramVocabulary, hash_keys
 from autocat._sklearn_compat import (
     Interval,
     StrOptions,
@@ -41,7 +35,7 @@ __all__ = ["GammaPoissonEncoder"]
 # Hashing trick of the k-means initialisation (paper section 3.2.2).
 _HASH_DIM = 128
 # k-means runs on at most this many distinct values (the paper's streaming advice).
-_KMEANS_MAX_VALUES = 2_000
+_KMEANS_MAX_VALUES = 1_000
 _KMEANS_MAX_ITER = 30
 # Smoothing added to the prototypes' counts (reference implementation: 0.1).
 _INIT_SMOOTHING = 0.1
@@ -51,7 +45,9 @@ _E_STEP_TOL = 1e-3  # paper Table 6, epsilon
 _E_STEP_MAX_ITER_FIT = 10
 _E_STEP_MAX_ITER_TRANSFORM = 100
 _LABEL_WORDS = 3
-_SEPARATOR = "\x1f"
+# Topic labels and top words read the most frequent distinct values only.
+_LABEL_MAX_VALUES = 10_000
+_SEPARATOR = " \x01 "
 _PUNCTUATION_TO_SPACE = str.maketrans(dict.fromkeys(string.punctuation, " "))
 
 
@@ -60,11 +56,8 @@ class _ColumnModel:
 
     def __init__(self, n_components: int) -> None:
         d = n_components
-        self.table_keys = np.zeros(1024, dtype=np.uint64)
-        self.table_ids = np.full(1024, -1, dtype=np.int64)
-        self.column_keys = np.empty(256, dtype=np.uint64)
-        self.n_columns = 0
-        self.A_hat = np.empty((0, d))  # topics, transposed and lazily scaled
+        self.vocabulary = NgramVocabulary()
+        self.A_hat = np.zeros((0, d))  # topics, transposed and lazily scaled
         self.R = np.ones(d)
         self.B = np.full(d, _B_INIT)
         self.fresh = np.zeros(d)  # A_hat value of an n-gram never seen so far
@@ -74,40 +67,26 @@ class _ColumnModel:
         self.weights = np.empty(0)  # their counts in the training rows
         self.n_batches = 0
 
+    @property
+    def n_columns(self) -> int:
+        return len(self.vocabulary)
+
     def counts(self, strings: list[str], ngram_range, *, grow: bool):
         """N-gram counts of ``strings`` as CSR over this model's vocabulary.
 
         With ``grow``, unseen n-grams become new vocabulary columns (their topic
         weights start at ``fresh``); without, they are dropped.
         """
-        indptr, keys, data = count_ngrams(strings, ngram_range)
-        cols = np.empty(len(keys), dtype=np.int64)
-        if grow:
-            before = self.n_columns
-            self.table_keys, self.table_ids, self.column_keys, self.n_columns = (
-                vocabulary_insert(
-                    self.table_keys,
-                    self.table_ids,
-                    self.column_keys,
-                    self.n_columns,
-                    keys,
-                    cols,
-                )
-            )
+        before = self.n_columns
+        indptr, cols, data = self.vocabulary.count(strings, ngram_range, grow=grow)
+        if self.n_columns > before:
             if self.n_columns > self.A_hat.shape[0]:
-                grown = np.zeros(
-                    (max(self.n_columns, 2 * self.A_hat.shape[0]), len(self.R))
-                )
+                capacity = max(self.n_columns, 2 * self.A_hat.shape[0])
+                grown = np.zeros((capacity, len(self.R)))
                 grown[:before] = self.A_hat[:before]
                 self.A_hat = grown
             self.A_hat[before : self.n_columns] = self.fresh
-            return indptr, cols, data
-        vocabulary_lookup(self.table_keys, self.table_ids, keys, cols)
-        known = cols >= 0
-        if known.all():
-            return indptr, cols, data
-        kept = np.concatenate([[0], np.cumsum(known)])
-        return kept[indptr], cols[known], data[known]
+        return indptr, cols, data
 
     def add_values(self, strings: list[str], counts: np.ndarray, initial: np.ndarray):
         """Register distinct values; return their rows in ``values`` and ``X``."""
@@ -130,6 +109,7 @@ class _ColumnModel:
 
 def _initial_activations(indptr, data, n_components, alpha, beta):
     """Uniform activations whose total is the E-step fixed point's total."""
+    data = np.asarray(data, dtype=np.float64)
     totals = np.add.reduceat(data, indptr[:-1]) if len(data) else np.zeros(0)
     totals = np.where(np.diff(indptr) > 0, totals, 0.0)
     total = (totals + n_components * (alpha - 1.0)) / (1.0 + 1.0 / beta)
@@ -164,15 +144,18 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
         Discount of the online statistics at each mini-batch (Algorithm 1).
     batch_size : int, default=256
         Distinct values per mini-batch.
-    max_iter : int, default=10
-        Maximum number of passes over the distinct values in :meth:`fit`.
+    max_iter : int, default=20
+        Maximum number of passes over the distinct values in :meth:`fit`. Small
+        columns need many passes (20 on the paper's simulations, 1,000 rows:
+        ``bench_recovery.py``); on tens of thousands of distinct values, one to
+        five passes give most of the fit.
     tol : float, default=1e-4
         :meth:`fit` stops when the last mini-batch of a pass changes the topics by
         less than ``tol`` in relative Frobenius norm.
     init : {'k-means++', 'random'}, default='k-means++'
         Initial topics: the n-gram counts of the values nearest to the k-means
         centroids of a hashed 128-dimensional projection of the counts (on at most
-        2,000 distinct values), or Gamma noise.
+        1,000 distinct values), or Gamma noise.
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the order of mini-batches.
     handle_missing : {'zero', 'nan', 'error'}, default='zero'
@@ -221,6 +204,8 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
     ``n(w)`` is the number of training rows containing ``w`` and ``p(k | w)`` the
     share of topic ``k`` in their l1-normalised activations: frequent words that
     belong to one topic win, rare typos and words spread over all topics do not.
+    Labels, :meth:`top_words` and :meth:`top_categories` read the 10,000 most
+    frequent distinct training values (all of them when there are fewer).
 
     References
     ----------
@@ -266,7 +251,7 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
         beta: float = 1.0,
         rho: float = 0.95,
         batch_size: int = 256,
-        max_iter: int = 10,
+        max_iter: int = 20,
         tol: float = 1e-4,
         init: str = "k-means++",
         random_state: Any = None,
@@ -407,6 +392,10 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
     ) -> int:
         """Run passes of Algorithm 1 over one chunk of a column; return passes run."""
         d = self.n_components
+        for attribute in ("A_hat", "R", "B", "fresh", "X", "weights"):
+            array = getattr(model, attribute)
+            if not array.flags.writeable:  # unpickled from a read-only buffer
+                setattr(model, attribute, array.copy())
         codes, strings = self._factorize(values, name)
         counts = np.bincount(codes[codes >= 0], minlength=len(strings)).astype(float)
         indptr, cols, data = model.counts(strings, self.ngram_range, grow=True)
@@ -458,8 +447,8 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
                 model, indptr, cols, data, counts, active
             )
             n_prototypes = len(prototypes)
-            F = sparse.csr_matrix((data, cols, indptr), shape=(len(indptr) - 1, m))
-            topics[:n_prototypes] = F[prototypes].toarray() + _INIT_SMOOTHING
+            topics[:n_prototypes] = _dense_rows(indptr, cols, data, prototypes, m)
+            topics[:n_prototypes] += _INIT_SMOOTHING
             floor = _INIT_SMOOTHING
         else:
             floor = self.alpha * self.beta  # the mean of the Gamma noise
@@ -479,14 +468,9 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
             active = np.sort(
                 self._rng.choice(active, _KMEANS_MAX_VALUES, replace=False)
             )
-        bucket = (
-            hash_keys(model.column_keys[: model.n_columns], 1) % _HASH_DIM
-        ).astype(np.int64)
-        F = sparse.csr_matrix(
-            (data, bucket[cols], indptr), shape=(len(indptr) - 1, _HASH_DIM)
-        )[active]
-        projected = F.toarray()
-        n_points = len(np.unique(projected, axis=0))
+        bucket = (hash_keys(model.vocabulary.keys(), 1) % _HASH_DIM).astype(np.int64)
+        projected = _dense_rows(indptr, cols, data, active, _HASH_DIM, bucket)
+        n_points = len({row.tobytes() for row in projected})
         n_clusters = min(self.n_components, n_points)
         kmeans = KMeans(
             n_clusters=n_clusters,
@@ -573,13 +557,19 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
         ranked: list[list[str]] = []
         for model in self._models:
             d = model.A_hat.shape[1]
-            shares = model.X / np.maximum(model.X.sum(axis=1, keepdims=True), 1e-300)
+            keep = np.arange(len(model.values))
+            if len(keep) > _LABEL_MAX_VALUES:
+                by_weight = np.argsort(-model.weights, kind="stable")
+                keep = np.sort(by_weight[:_LABEL_MAX_VALUES])
+            X, weights = model.X[keep], model.weights[keep]
+            values = [model.values[k] for k in keep]
+            shares = X / np.maximum(X.sum(axis=1, keepdims=True), 1e-300)
             if words:
-                names, incidence = _word_incidence(model.values)
+                names, incidence = _word_incidence(values)
             else:
-                names = np.asarray(model.values, dtype=object)
+                names = np.asarray(values, dtype=object)
                 incidence = sparse.identity(len(names), format="csr")
-            weighted = incidence @ sparse.diags(model.weights)
+            weighted = incidence @ sparse.diags(weights)
             mass = np.asarray(weighted @ shares).reshape(len(names), d)
             freq = np.asarray(weighted.sum(axis=1)).ravel()
             score = mass**2 / np.maximum(freq, 1e-300)[:, None]
@@ -670,18 +660,15 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
             codes, strings = self._factorize(column_values(X, index), name)
             weights = np.bincount(codes[codes >= 0], minlength=len(strings))
             H = self._activations(model, strings)
-            indptr, keys, data = count_ngrams(strings, self.ngram_range)
-            cols = np.empty(len(keys), dtype=np.int64)
-            vocabulary_lookup(model.table_keys, model.table_ids, keys, cols)
+            indptr, cols, f = model.counts(strings, self.ngram_range, grow=False)
             row = np.repeat(np.arange(len(strings)), np.diff(indptr))
-            known = cols >= 0
             Lam = model.topics()
-            fitted = np.einsum("pd,dp->p", H[row[known]], Lam[:, cols[known]])
-            f = data[known]
+            f = f.astype(np.float64)
+            fitted = np.einsum("pd,dp->p", H[row], Lam[:, cols])
             per_gram = f * np.log(f / np.maximum(fitted, 1e-300)) - f + fitted
-            per_row = np.bincount(row[known], per_gram, minlength=len(strings))
+            per_row = np.bincount(row, per_gram, minlength=len(strings))
             # + (x Lambda) 1 over n-grams absent from the row, = x . 1 - sum fitted
-            rest = H.sum(axis=1) - np.bincount(row[known], fitted, len(strings))
+            rest = H.sum(axis=1) - np.bincount(row, fitted, len(strings))
             total += float(weights @ (per_row + rest))
         return total
 
@@ -695,23 +682,45 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
         return tags
 
 
+def _dense_rows(indptr, cols, data, rows, n_cols, column_map=None) -> np.ndarray:
+    """Dense ``F[rows]`` of the CSR matrix ``F``, columns optionally mapped.
+
+    With ``column_map``, entry ``(i, j)`` goes to column ``column_map[j]``;
+    entries landing on the same cell are summed.
+    """
+    lengths = indptr[rows + 1] - indptr[rows]
+    ends = np.cumsum(lengths)
+    positions = np.arange(ends[-1] if len(ends) else 0) + np.repeat(
+        indptr[rows] - ends + lengths, lengths
+    )
+    selected = cols[positions] if column_map is None else column_map[cols[positions]]
+    out = np.zeros((len(rows), n_cols))
+    np.add.at(
+        out, (np.repeat(np.arange(len(rows)), lengths), selected), data[positions]
+    )
+    return out
+
+
 def _word_incidence(values: list[str]) -> tuple[np.ndarray, sparse.csr_matrix]:
     """Distinct words of ``values`` and the (word x value) 0/1 incidence matrix.
 
     Words are the lower-cased, white-space separated tokens of at least two
     characters, ASCII punctuation acting as white space.
     """
-    # One pass of str.translate over all values, then one split per value.
-    text = _SEPARATOR.join(values).lower().translate(_PUNCTUATION_TO_SPACE)
-    lines = text.split(_SEPARATOR)
-    if len(lines) != len(values):  # a value held the separator itself
-        lines = [value.lower().translate(_PUNCTUATION_TO_SPACE) for value in values]
-    tokens = [line.split() for line in lines]
-    lengths = np.fromiter(map(len, tokens), np.int64, len(tokens))
-    word_ids, words = pd.factorize(
-        np.fromiter(chain.from_iterable(tokens), object, int(lengths.sum()))
-    )
-    value_ids = np.repeat(np.arange(len(values)), lengths)
+    # One str.translate and one str.split over all values; a separator token
+    # (not white space) ends each value.
+    text = _SEPARATOR.join([*values, ""]).lower().translate(_PUNCTUATION_TO_SPACE)
+    tokens = np.asarray(text.split(), dtype=object)
+    ends = tokens == _SEPARATOR.strip()
+    if int(ends.sum()) != len(values):  # a value held the separator itself
+        split = [v.lower().translate(_PUNCTUATION_TO_SPACE).split() for v in values]
+        lengths = np.fromiter(map(len, split), np.int64, len(split))
+        ends = np.zeros(int(lengths.sum()) + len(values), dtype=bool)
+        ends[np.cumsum(lengths + 1) - 1] = True
+        tokens = np.empty(len(ends), dtype=object)
+        tokens[~ends] = [t for words in split for t in words]
+    value_ids = np.cumsum(ends)[~ends]
+    word_ids, words = pd.factorize(tokens[~ends])
     long_enough = np.fromiter(map(len, words), np.int64, len(words)) >= 2
     keep = long_enough[word_ids] if len(word_ids) else np.zeros(0, dtype=bool)
     incidence = sparse.csr_matrix(

@@ -27,93 +27,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = [
-    "e_step",
-    "fit_batches",
-    "vocabulary_insert",
-    "vocabulary_lookup",
-]
+__all__ = ["e_step", "fit_batches"]
 
 # Floor of (x Lambda)_j: keeps ratios finite for n-grams no topic explains yet.
 _TINY = 1e-300
 _RESCALE_ABOVE = 1e100
-
-
-@njit(cache=True, nogil=True)
-def _rehash(table_keys, table_ids, size):  # pragma: no cover - compiled
-    new_keys = np.zeros(size, dtype=np.uint64)
-    new_ids = np.full(size, -1, dtype=np.int64)
-    mask = np.uint64(size - 1)
-    for slot in range(table_keys.shape[0]):
-        column = table_ids[slot]
-        if column < 0:
-            continue
-        key = table_keys[slot]
-        probe = np.int64(key & mask)
-        while new_ids[probe] >= 0:
-            probe = (probe + 1) & (size - 1)
-        new_keys[probe] = key
-        new_ids[probe] = column
-    return new_keys, new_ids
-
-
-@njit(cache=True, nogil=True)
-def vocabulary_insert(
-    table_keys, table_ids, column_keys, n_columns, keys, out
-):  # pragma: no cover - compiled
-    """Map n-gram ``keys`` to column ids, giving new keys the next free ids.
-
-    An open-addressing hash table (``table_keys``, ``table_ids``; ``-1`` marks an
-    empty slot, size a power of two) maps keys to ids; ``column_keys[id]`` is the
-    inverse. Tables are grown (and returned) when they fill up.
-
-    Returns ``(table_keys, table_ids, column_keys, n_columns)``; ``out`` receives
-    the id of every key.
-    """
-    for t in range(keys.shape[0]):
-        if 2 * (n_columns + 1) > table_keys.shape[0]:
-            table_keys, table_ids = _rehash(
-                table_keys, table_ids, 2 * table_keys.shape[0]
-            )
-        size = table_keys.shape[0]
-        key = keys[t]
-        probe = np.int64(key & np.uint64(size - 1))
-        while True:
-            column = table_ids[probe]
-            if column < 0:
-                if n_columns == column_keys.shape[0]:
-                    grown = np.empty(2 * column_keys.shape[0] + 1, dtype=np.uint64)
-                    grown[:n_columns] = column_keys[:n_columns]
-                    column_keys = grown
-                table_keys[probe] = key
-                table_ids[probe] = n_columns
-                column_keys[n_columns] = key
-                out[t] = n_columns
-                n_columns += 1
-                break
-            if table_keys[probe] == key:
-                out[t] = column
-                break
-            probe = (probe + 1) & (size - 1)
-    return table_keys, table_ids, column_keys, n_columns
-
-
-@njit(cache=True, nogil=True)
-def vocabulary_lookup(table_keys, table_ids, keys, out):  # pragma: no cover
-    """Write the column id of each key in ``out``, ``-1`` for unknown keys."""
-    size = table_keys.shape[0]
-    for t in range(keys.shape[0]):
-        key = keys[t]
-        probe = np.int64(key & np.uint64(size - 1))
-        while True:
-            column = table_ids[probe]
-            if column < 0:
-                out[t] = -1
-                break
-            if table_keys[probe] == key:
-                out[t] = column
-                break
-            probe = (probe + 1) & (size - 1)
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "arcp"})
@@ -197,7 +115,6 @@ def fit_batches(
     """
     d = X.shape[1]
     n = order.shape[0]
-    scaled = np.empty(d)
     aux = np.empty(d)
     max_nnz = 0
     for start in range(0, n, batch_size):
@@ -215,27 +132,29 @@ def fit_batches(
     for start in range(0, n, batch_size):
         batch = order[start : start + batch_size]
         inv_R = 1.0 / R
-        for row in batch:
-            if indptr[row + 1] > indptr[row]:
-                _e_step_row(
-                    indptr, cols, data, row, A_hat, inv_R, X[row], lam, aux,
-                    prior, denom, tol, max_iter,
-                )  # fmt: skip
-        # M-step statistics S[j, i] = sum_l w_l x_li f_lj / (x_l Lambda)_j
         n_touched = 0
         mass = np.zeros(d)
         for row in batch:
-            w = weights[row]
+            first = indptr[row]
+            nnz = indptr[row + 1] - first
+            if nnz == 0:
+                continue
             x = X[row]
+            _e_step_row(
+                indptr, cols, data, row, A_hat, inv_R, x, lam, aux,
+                prior, denom, tol, max_iter,
+            )  # fmt: skip
+            # M-step statistics S[j, i] = sum_l w_l x_li f_lj / (x_l Lambda)_j, with
+            # the converged x_l and the row's topic columns still in `lam`
+            w = weights[row]
             for i in range(d):
-                scaled[i] = x[i] * inv_R[i]
                 mass[i] += w * x[i]
-            for p in range(indptr[row], indptr[row + 1]):
-                j = cols[p]
+            for p in range(nnz):
                 dot = 0.0
                 for i in range(d):
-                    dot += scaled[i] * A_hat[j, i]
-                ratio = w * data[p] / max(dot, _TINY)
+                    dot += x[i] * lam[p, i]
+                ratio = w * data[first + p] / max(dot, _TINY)
+                j = cols[first + p]
                 s = slot[j]
                 if s < 0:
                     s = n_touched

@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 __all__ = [
+    "NgramVocabulary",
     "char_ngrams",
     "count_ngrams",
     "hash_keys",
@@ -162,6 +163,12 @@ def _gram_key(codepoints, start, n):  # pragma: no cover - compiled
     h = _FNV_OFFSET
     for position in range(start, start + n):
         h = (h ^ np.uint64(codepoints[position])) * _FNV_PRIME
+    return _mix(h, n)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mix(h, n):  # pragma: no cover - compiled
+    """Finish the key of an n-gram whose FNV-1a hash so far is ``h``."""
     h = (h ^ np.uint64(n)) * _FNV_PRIME
     h ^= h >> np.uint64(30)
     h *= np.uint64(0xBF58476D1CE4E5B9)
@@ -206,7 +213,7 @@ def _count_packed(codepoints, offsets, ngram_min, ngram_max):  # pragma: no cove
                 counts[write] = 1.0
                 write += 1
         indptr[i + 1] = write
-    return indptr, keys[:write].copy(), counts[:write].copy()
+    return indptr, keys[:write], counts[:write]
 
 
 def count_ngrams(
@@ -281,3 +288,198 @@ def hash_keys(keys: np.ndarray, seed: int) -> np.ndarray:
         h = h ^ (h >> np.uint64(27))
         h = h * np.uint64(0x94D049BB133111EB)
         return h ^ (h >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def _rehash(table_keys, table_ids, size):  # pragma: no cover - compiled
+    new_keys = np.zeros(size, dtype=np.uint64)
+    new_ids = np.full(size, -1, dtype=np.int64)
+    mask = np.uint64(size - 1)
+    for slot in range(table_keys.shape[0]):
+        column = table_ids[slot]
+        if column >= 0:
+            probe = np.int64(table_keys[slot] & mask)
+            while new_ids[probe] >= 0:
+                probe = (probe + 1) & (size - 1)
+            new_keys[probe] = table_keys[slot]
+            new_ids[probe] = column
+    return new_keys, new_ids
+
+
+@njit(cache=True, nogil=True)
+def _insert_keys(
+    codepoints, offsets, first, ngram_min, ngram_max,
+    table_keys, table_ids, column_keys, n_columns, limit,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Add the n-grams of packed strings ``first, first + 1, ...`` to a table.
+
+    The open-addressing table (``table_keys``, ``table_ids``; size a power of
+    two, ``-1`` marks an empty slot) maps an n-gram key to its column; new keys
+    get the next columns, in order of first appearance. The tables are never
+    resized here (which keeps the loop fast): the kernel stops after the string
+    that takes the vocabulary past ``limit`` and returns
+    ``(next string, n_columns)``; the caller grows the tables and resumes.
+    """
+    size = table_keys.shape[0]
+    for i in range(first, offsets.shape[0] - 1):
+        if n_columns > limit:
+            return i, n_columns
+        start = offsets[i]
+        stop = offsets[i + 1]
+        # the n-grams starting at `position`, shortest first, share a hash prefix
+        for position in range(start, stop - ngram_min + 1):
+            h = _FNV_OFFSET
+            for n in range(1, min(ngram_max, stop - position) + 1):
+                h = (h ^ np.uint64(codepoints[position + n - 1])) * _FNV_PRIME
+                if n < ngram_min:
+                    continue
+                key = _mix(h, n)
+                probe = np.int64(key & np.uint64(size - 1))
+                while table_ids[probe] >= 0 and table_keys[probe] != key:
+                    probe = (probe + 1) & (size - 1)
+                if table_ids[probe] < 0:
+                    table_keys[probe] = key
+                    table_ids[probe] = n_columns
+                    column_keys[n_columns] = key
+                    n_columns += 1
+    return offsets.shape[0] - 1, n_columns
+
+
+@njit(cache=True, nogil=True)
+def _count_known(
+    codepoints, offsets, ngram_min, ngram_max, table_keys, table_ids, n_columns
+):  # pragma: no cover - compiled
+    """Count the known n-grams of each packed string, as CSR over columns.
+
+    Unknown n-grams are skipped. ``marker[column] == i`` tells whether string
+    ``i`` already has the column, so no sorting is needed.
+    """
+    n_strings = offsets.shape[0] - 1
+    bound = 0
+    for i in range(n_strings):
+        length = offsets[i + 1] - offsets[i]
+        for n in range(ngram_min, ngram_max + 1):
+            bound += max(0, length - n + 1)
+    cols = np.empty(bound, dtype=np.int32)
+    counts = np.empty(bound, dtype=np.float32)
+    indptr = np.zeros(n_strings + 1, dtype=np.int64)
+    marker = np.full(n_columns, -1, dtype=np.int64)
+    where = np.empty(n_columns, dtype=np.int64)
+    size = table_keys.shape[0]
+    write = 0
+    for i in range(n_strings):
+        start = offsets[i]
+        stop = offsets[i + 1]
+        for position in range(start, stop - ngram_min + 1):
+            h = _FNV_OFFSET
+            for n in range(1, min(ngram_max, stop - position) + 1):
+                h = (h ^ np.uint64(codepoints[position + n - 1])) * _FNV_PRIME
+                if n < ngram_min:
+                    continue
+                key = _mix(h, n)
+                probe = np.int64(key & np.uint64(size - 1))
+                while table_ids[probe] >= 0 and table_keys[probe] != key:
+                    probe = (probe + 1) & (size - 1)
+                column = table_ids[probe]
+                if column < 0:
+                    continue  # unknown n-gram
+                if marker[column] == i:
+                    counts[where[column]] += np.float32(1.0)
+                else:
+                    marker[column] = i
+                    where[column] = write
+                    cols[write] = column
+                    counts[write] = np.float32(1.0)
+                    write += 1
+        indptr[i + 1] = write
+    return indptr, cols[:write], counts[:write]
+
+
+class NgramVocabulary:
+    """A growing vocabulary of n-grams, and n-gram counts over its columns.
+
+    Columns are numbered in order of first appearance; n-grams are identified by
+    the 64-bit keys of :func:`count_ngrams`, so a vocabulary can keep growing with
+    new chunks of data. Memory: about 40 bytes per n-gram.
+
+    Examples
+    --------
+    >>> from autocat._ngrams import NgramVocabulary
+    >>> vocabulary = NgramVocabulary()
+    >>> indptr, cols, counts = vocabulary.count(["aaa", "ab"], (2, 2), grow=True)
+    >>> indptr.tolist(), cols.tolist(), counts.tolist()
+    ([0, 3, 6], [0, 1, 2, 0, 3, 4], [1.0, 2.0, 1.0, 1.0, 1.0, 1.0])
+    >>> vocabulary.count(["ba"], (2, 2), grow=False)[1].tolist()  # only 'a ' known
+    [2]
+    >>> len(vocabulary)
+    5
+    """
+
+    def __init__(self) -> None:
+        self.table_keys = np.zeros(1024, dtype=np.uint64)
+        self.table_ids = np.full(1024, -1, dtype=np.int64)
+        self.column_keys = np.zeros(0, dtype=np.uint64)
+        self.n_columns = 0
+
+    def __len__(self) -> int:
+        return self.n_columns
+
+    def _insert(self, codepoints, offsets, low, high) -> None:
+        lengths = np.diff(offsets)
+        # new columns one string can add, at most
+        per_string = int(lengths.max(initial=0)) * (high - low + 1)
+        # compiled for writeable arrays; unpickled ones may be read-only
+        if not self.table_keys.flags.writeable:
+            self.table_keys = self.table_keys.copy()
+            self.table_ids = self.table_ids.copy()
+        first = 0
+        while first < len(lengths):
+            size = self.table_keys.shape[0]
+            limit = size // 2 - per_string
+            if limit < self.n_columns:  # too full to hold one more string: grow
+                self.table_keys, self.table_ids = _rehash(
+                    self.table_keys, self.table_ids, 2 * size
+                )
+                continue
+            if self.column_keys.shape[0] < size // 2:
+                grown = np.zeros(size // 2, dtype=np.uint64)
+                grown[: self.n_columns] = self.column_keys[: self.n_columns]
+                self.column_keys = grown
+            first, self.n_columns = _insert_keys(
+                codepoints, offsets, first, low, high,
+                self.table_keys, self.table_ids, self.column_keys,
+                self.n_columns, limit,
+            )  # fmt: skip
+
+    def keys(self) -> np.ndarray:
+        """Return the 64-bit key of each column."""
+        return self.column_keys[: self.n_columns]
+
+    def count(
+        self, strings: Iterable[str], ngram_range: tuple[int, int], *, grow: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Count the n-grams of ``strings`` as columns of this vocabulary.
+
+        Parameters
+        ----------
+        strings : iterable of str
+            The values to count (see :func:`char_ngrams`).
+        ngram_range : tuple of int
+            Smallest and largest ``n``, both included.
+        grow : bool
+            Add unknown n-grams as new columns; otherwise skip them.
+
+        Returns
+        -------
+        indptr, cols, counts : ndarray of int64, int32, float32
+            The counts in CSR form: string ``i`` has ``counts[k]`` occurrences of
+            column ``cols[k]`` for ``k`` in ``indptr[i]:indptr[i + 1]``.
+        """
+        codepoints, offsets = pack_strings(strings)
+        low, high = ngram_range
+        if grow:
+            self._insert(codepoints, offsets, low, high)
+        return _count_known(
+            codepoints, offsets, low, high,
+            self.table_keys, self.table_ids, self.n_columns,
+        )  # fmt: skip
