@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from autocat._factorize import _factorize_objects
+
 __all__ = [
     "check_input_names",
     "column_family",
@@ -268,10 +270,17 @@ def factorize(column: Any) -> tuple[np.ndarray, np.ndarray]:
     else:
         import polars as pl
 
-        if family == "categorical":
-            column = column.cast(pl.String)
-        values = column.to_numpy()
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        if family in ("string", "categorical"):
+            # Arrow-backed pandas strings factorise without a Python object per row
+            values = column.cast(pl.String).to_pandas()
+        else:
+            values = column.to_numpy()
+    if isinstance(values, pd.Series) and values.dtype == object:
+        values = values.to_numpy()
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        codes, uniques = _factorize_objects(values)
+    else:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
     if isinstance(uniques, pd.Index | pd.Categorical):
         uniques = np.asarray(
             uniques, dtype="datetime64[ns]" if uniques.dtype.kind == "M" else object

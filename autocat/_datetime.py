@@ -239,7 +239,7 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
         return np.hstack(blocks) if blocks else np.empty((n_rows(X), 0), np.float32)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of the output features: ``<column>_<part>``.
+        """Get the output feature names, ``<column>_<part>``.
 
         Parameters
         ----------

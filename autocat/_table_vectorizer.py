@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ __all__ = ["TableVectorizer"]
 _TRANSFORMER = HasMethods(["fit", "transform"])
 # Encoders whose output for a row depends only on that row's value: they encode
 # the distinct values of a column once and rows are gathered from that table.
+# GammaPoissonEncoder (imported lazily) is one too: see _is_row_wise.
 _ROW_WISE = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
 # Encoders whose fit depends only on the set of distinct values.
 _SET_FITTED = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
@@ -115,8 +117,9 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         Outputs per high-cardinality column of the ``'minhash'`` and
         ``'gamma_poisson'`` encoders.
     datetime : transformer or None, default=None
-        Encoder of datetime columns; ``None`` means :class:`DatetimeEncoder` (with
-        ``components='time'`` and ``add_time_of_day=True`` for times of day).
+        Encoder of datetime columns, times of day included; ``None`` means
+        :class:`DatetimeEncoder` (with ``components='time'``,
+        ``add_time_of_day=True`` and neither weekday nor epoch for times of day).
     numeric : 'passthrough' or transformer, default='passthrough'
         Encoder of numeric and boolean columns.
     parse_numbers : bool, default=True
@@ -340,15 +343,14 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             return state, _Encoded()
         if codes is None:  # numeric storage
             state.transformer = self._resolve("numeric", decision)
-            if state.transformer == "passthrough":
+            if isinstance(state.transformer, str):  # 'passthrough'
                 state.outputs = (name,)
                 return state, _Encoded(source=column)
-            values = values.reshape(-1, 1)
-            return self._fit_full(state, pd.DataFrame({name: values[:, 0]}))
+            return self._fit_full(state, _frame(name, values))
         codes, uniques = self._convert(state, codes, uniques, column)
         transformer = self._resolve(decision.kind, decision)
         state.transformer = transformer
-        if transformer == "passthrough":
+        if isinstance(transformer, str):  # 'passthrough'
             state.outputs = (name,)
             table = np.append(uniques, np.nan).astype(np.float32).reshape(-1, 1)
             return state, _Encoded(table=table, codes=codes)
@@ -432,7 +434,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             return _Encoded()
         family = column_family(column)
         if kind in ("numeric", "boolean") and family in ("numeric", "boolean"):
-            if state.transformer == "passthrough":
+            if isinstance(state.transformer, str):  # 'passthrough'
                 return _Encoded(source=column)
             frame = pd.DataFrame({state.name: to_float(column)})
             return _Encoded(block=_dense(state.transformer.transform(frame)))
@@ -447,7 +449,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             )
         codes, uniques = factorize(column)
         codes, uniques = self._convert(state, codes, uniques, column)
-        if state.transformer == "passthrough":
+        if isinstance(state.transformer, str):  # 'passthrough'
             table = np.append(uniques, np.nan).astype(np.float32).reshape(-1, 1)
             return _Encoded(table=table, codes=codes)
         return self._encode_values(state, codes, uniques)
@@ -489,7 +491,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
     ) -> _Encoded:
         """Encode distinct values into a table (row-wise encoders) or every row."""
         transformer = state.transformer
-        if isinstance(transformer, _ROW_WISE):
+        if _is_row_wise(transformer):
             missing = np.asarray([np.datetime64("NaT")] if uniques.dtype.kind == "M"
                                  else [None], dtype=uniques.dtype)  # fmt: skip
             table = _dense(
@@ -515,8 +517,10 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             elif piece.table is not None:
                 codes = piece.codes
                 n_table = len(piece.table)
-                np.take(piece.table, np.where(codes < 0, n_table - 1, codes),
-                        axis=0, out=target)  # fmt: skip
+                rows = np.where(codes < 0, n_table - 1, codes)
+                # mode="clip" writes straight into the strided slice; "raise"
+                # would buffer the whole block first (rows are all valid here)
+                np.take(piece.table, rows, axis=0, out=target, mode="clip")
             elif piece.block is not None:
                 target[:] = piece.block
 
@@ -526,7 +530,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
     # ----------------------------------------------------------- reporting
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of the output features, in the order of the output columns.
+        """Get the output feature names, in the order of the output columns.
 
         Parameters
         ----------
@@ -582,6 +586,16 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.transformer_tags.preserves_dtype = []
         return tags
+
+
+def _is_row_wise(transformer: Any) -> bool:
+    """Return whether ``transformer`` encodes each row from its value alone."""
+    if isinstance(transformer, _ROW_WISE):
+        return True
+    gamma_poisson = sys.modules.get("autocat._gamma_poisson")
+    return gamma_poisson is not None and isinstance(
+        transformer, gamma_poisson.GammaPoissonEncoder
+    )
 
 
 def _frame(name: str, values: np.ndarray) -> pd.DataFrame:

@@ -3,11 +3,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.preprocessing import OneHotEncoder
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from autocat import DatetimeEncoder, MinHashEncoder, TableVectorizer
+from autocat._column_kinds import KINDS
 
 
 def _messy_frame(n: int = 120, seed: int = 0) -> pd.DataFrame:
@@ -180,17 +183,29 @@ def test_custom_encoders_for_every_kind():
 
 
 def test_gamma_poisson_option():
-    df = pd.DataFrame({"c": [f"value {i}" for i in range(40)]})
+    from autocat import GammaPoissonEncoder
+
+    df = pd.DataFrame({"c": [f"value {i % 45} of {i % 7}" for i in range(300)]})
     vectorizer = TableVectorizer(high_cardinality="gamma_poisson", n_components=3)
-    try:
-        import autocat._gamma_poisson  # noqa: F401
-    except ImportError:
-        with pytest.raises(ImportError, match="GammaPoissonEncoder"):
-            vectorizer.fit(df)
-        return
     out = vectorizer.fit_transform(df)
-    assert out.shape == (40, 3)
+    encoder = vectorizer.transformers_["c"]
+    assert isinstance(encoder, GammaPoissonEncoder)
+    assert encoder.get_params()["n_components"] == 3
+    assert out.shape == (300, 3)
+    # the distinct-value path gives what the encoder gives on every row
+    np.testing.assert_array_equal(out, encoder.transform(df.astype(object)))
+    assert vectorizer.input_to_outputs_["c"] == encoder.get_feature_names_out().tolist()
+    np.testing.assert_array_equal(out, vectorizer.transform(df))
     np.testing.assert_array_equal(out, clone(vectorizer).fit_transform(df))
+
+
+def test_gamma_poisson_missing_module_is_explained(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "autocat._gamma_poisson", None)
+    df = pd.DataFrame({"c": [f"value {i}" for i in range(40)]})
+    with pytest.raises(ImportError, match="high_cardinality='minhash'"):
+        TableVectorizer(high_cardinality="gamma_poisson").fit(df)
 
 
 def test_describe_is_the_plan():
@@ -401,3 +416,63 @@ def test_million_rows():
     assert out.shape == (n, 1 + 4 + 5)
     np.testing.assert_array_equal(out[:, 0], df["x"].to_numpy(np.float32))
     np.testing.assert_array_equal(out[:, 1:5].sum(axis=1), np.ones(n))
+
+
+def test_describe_needs_fit():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        TableVectorizer().describe()
+
+
+def test_polars_categorical_nulls_and_time_zones():
+    pl = pytest.importorskip("polars")
+    pandas_frame = pd.DataFrame(
+        {
+            "cat": pd.Series(["x", None, "y", "x"], dtype="category"),
+            "n": pd.array([1, None, 3, 4], dtype="Int64"),
+            "b": pd.array([True, None, False, True], dtype="boolean"),
+            "t": pd.to_datetime(
+                ["2020-01-01 10:00", None, "2021-05-03 12:30", "2022-01-01 00:00"]
+            )
+            .tz_localize("UTC")
+            .tz_convert("America/New_York"),
+        }
+    )
+    polars_frame = pl.from_pandas(pandas_frame)
+    assert polars_frame["cat"].dtype == pl.Categorical
+    expected = TableVectorizer().fit_transform(pandas_frame)
+    vectorizer = TableVectorizer()
+    np.testing.assert_array_equal(vectorizer.fit_transform(polars_frame), expected)
+    assert vectorizer.column_kinds_ == {
+        "cat": "low_cardinality", "n": "numeric", "b": "boolean", "t": "datetime",
+    }  # fmt: skip
+    names = vectorizer.get_feature_names_out().tolist()
+    # components of time-zone aware values are those of UTC
+    assert expected[0, names.index("t_hour")] == 10
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.floats(-1e6, 1e6)),
+            st.one_of(st.none(), st.sampled_from(["a", "b", "c", " 7 ", "1,000"])),
+            st.one_of(st.none(), st.text(alphabet="xyz01 ", max_size=6)),
+        ),
+        min_size=1,
+        max_size=60,
+    )
+)
+def test_properties_on_random_tables(rows):
+    df = pd.DataFrame(rows, columns=["f", "s", "t"]).astype({"s": object, "t": object})
+    vectorizer = TableVectorizer(cardinality_threshold=5, n_components=4)
+    out = vectorizer.fit_transform(df)
+    assert out.dtype == np.float32
+    assert out.shape == (len(df), len(vectorizer.get_feature_names_out()))
+    assert set(vectorizer.column_kinds_.values()) <= set(KINDS)
+    np.testing.assert_array_equal(out, vectorizer.transform(df))
+    # rows are encoded independently once the decisions are made
+    half = df.iloc[::2]
+    np.testing.assert_array_equal(vectorizer.transform(half), out[::2])
+    assert not np.isinf(out).any()
