@@ -442,7 +442,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
             f"{args.data!r} lacks {len(missing)} column(s) the model was fitted on: "
             f"{_short_list(missing)}"
         )
-    features = frame[[c for c in frame.columns if str(c) in set(expected)]]
+    features = frame  # AutoResult picks the fitted columns, in their fitted order
     prediction = result.predict(features)
     column = f"{result.target_}_predicted"
     table = pd.DataFrame({column: np.asarray(prediction)}, index=frame.index)
@@ -454,11 +454,16 @@ def _cmd_predict(args: argparse.Namespace) -> int:
         truth = frame[result.target_]
         known = truth.notna().to_numpy()
         if known.any():
-            score = result.score(features[known], truth[known])
-            _LOGGER.info(
-                "%s holds the target %r: %s = %.4f on its %d labelled rows",
-                args.data, result.target_, result.metric_, score, int(known.sum()),
-            )  # fmt: skip
+            try:
+                score = result.score(features[known], truth[known])
+            except ValueError as exc:  # e.g. labels unseen at fit: still predict
+                _LOGGER.warning("could not score the labelled rows: %s", exc)
+            else:
+                _LOGGER.info(
+                    "%s holds the target %r: %s = %.4f on its %d labelled rows",
+                    args.data, result.target_, result.metric_, score,
+                    int(known.sum()),
+                )  # fmt: skip
     if out is not None:
         write_table(table, out)
         _LOGGER.info("%d predictions written to %s", len(table), out)

@@ -394,3 +394,24 @@ def test_quiet_silences_logs_and_handlers_do_not_leak(
     code, _, err = run(capsys, "-v", "predict", str(model), str(salaries_csv))
     assert code == 0 and "holds the target" in err
     assert logger.handlers == handlers
+
+
+def test_predict_reordered_columns_and_unseen_labels(capsys, tmp_path):
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(
+        {"job": rng.choice(["nurse", "driver", "clerk"], 50), "x": rng.normal(size=50)}
+    )
+    frame["kind"] = np.where(frame["x"] > 0, "up", "down")
+    data, model = tmp_path / "train.csv", tmp_path / "m.autocat"
+    frame.to_csv(data, index=False)
+    code, _, err = run(capsys, "fit", str(data), "--target", "kind", "--n-trials",
+                       "1", "--cv", "2", "-q", "--out", str(model))  # fmt: skip
+    assert code == 0, err
+    new = frame[["x", "kind", "job"]].copy()  # other order, an unseen label
+    new.loc[0, "kind"] = "sideways"
+    new_path = tmp_path / "new.csv"
+    new.to_csv(new_path, index=False)
+    code, out, err = run(capsys, "predict", str(model), str(new_path))
+    assert code == 0, err
+    assert "could not score the labelled rows" in err
+    assert len(out.strip().splitlines()) == 51
