@@ -15,7 +15,6 @@ import pandas as pd
 from sklearn.metrics import get_scorer, get_scorer_names
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.pipeline import Pipeline
-from sklearn.utils.metaestimators import available_if
 
 from autocat._dataframe import is_pandas, is_polars, series_values, to_pandas
 from autocat._recipe import TASKS, Recipe
@@ -389,6 +388,16 @@ def auto_fit(
         refit_s,
         outcome.refit_seconds_estimate,
     )
+    elapsed = time.monotonic() - start
+    if time_budget is not None and elapsed > 1.1 * time_budget:
+        first = outcome.study.trials[0].duration
+        logger.warning(
+            "time_budget=%gs was exceeded (%.1fs): a trial must finish before a "
+            "model exists, and the first took %.1fs; raise time_budget or sample rows",
+            time_budget,
+            elapsed,
+            first.total_seconds() if first is not None else math.nan,
+        )
     rng = np.random.default_rng(random_state)
     keep = np.sort(rng.permutation(len(y))[:SAMPLE_ROWS])
     y_user = y_raw if classes is None else classes[y]
@@ -460,12 +469,25 @@ def _baseline_score(study: optuna.Study) -> float:
     return math.nan
 
 
-def _is_classifier(result: AutoResult) -> bool:
-    return result.task_ != "regression"
-
-
 class AutoResult:
     """The outcome of :func:`auto_fit`: a fitted pipeline, its study and scores.
+
+    Built by :func:`auto_fit` (or :func:`autocat.load`), not by hand: each
+    keyword sets the attribute of the same name, with a trailing underscore
+    except for ``time_budget`` and ``random_state``.
+
+    Parameters
+    ----------
+    pipeline, study, best_params, cv_score, baseline_score : object
+        See the attributes ``pipeline_`` ... ``baseline_score_``.
+    task, metric, target, classes, feature_names_in : object
+        See the attributes ``task_`` ... ``feature_names_in_``.
+    n_rows, n_folds, sample, elapsed_s, refit_s, cache_info, interrupted : object
+        See the attributes ``n_rows_`` ... ``interrupted_``.
+    time_budget : float or None
+        The budget given to :func:`auto_fit`.
+    random_state : int
+        The seed given to :func:`auto_fit`.
 
     Attributes
     ----------
@@ -600,27 +622,31 @@ class AutoResult:
         Returns
         -------
         ndarray of shape (n_samples,)
+            Predicted values, or class labels as given to :func:`auto_fit`.
         """
         predictions = self.pipeline_.predict(self._features(X))
         if self.classes_ is None:
             return np.asarray(predictions)
         return self.classes_[np.asarray(predictions, dtype=np.int64)]
 
-    @available_if(_is_classifier)  # type: ignore[untyped-decorator]
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities, columns in the order of ``classes_``.
+    @property
+    def predict_proba(self) -> Callable[[Any], np.ndarray]:
+        """Predict class probabilities: ``result.predict_proba(X)``.
 
-        Only for classification results.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame or polars.DataFrame
-            Rows with the feature columns.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
+        ``X`` is a pandas or polars DataFrame with the feature columns; the result
+        is an array of shape (n_samples, n_classes), columns in the order of
+        ``classes_``. Only for classification results: on a regression result
+        the attribute does not exist (``hasattr(result, "predict_proba")`` is
+        False) and using it raises an ``AttributeError`` that says so.
         """
+        if self.task_ == "regression":
+            raise AttributeError(
+                "predict_proba is only available for classification, and this "
+                f"result is a regression of {self.target_!r}. Use predict instead."
+            )
+        return self._predict_proba
+
+    def _predict_proba(self, X: Any) -> np.ndarray:
         return np.asarray(self.pipeline_.predict_proba(self._features(X)))
 
     def score(self, X: Any, y: Any) -> float:
@@ -653,13 +679,23 @@ class AutoResult:
         return float(get_scorer(self.metric_)(self.pipeline_, self._features(X), y))
 
     def summary(self) -> str:
-        """Return a short text: task, data, trials, scores, best parameters, time."""
+        """Return a short text: task, data, trials, scores, best parameters, time.
+
+        Returns
+        -------
+        str
+            Six lines, as printed by ``autocat fit`` and ``autocat demo``.
+        """
         from optuna.trial import TrialState
 
         n_cols = len(self.feature_names_in_)
         ended = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
         n_run = len(self.study_.get_trials(deepcopy=False, states=ended))
-        gain = self.cv_score_ - self.baseline_score_
+        if math.isnan(self.baseline_score_):
+            baseline = "paper's recipe: did not finish"
+        else:
+            gain = self.cv_score_ - self.baseline_score_
+            baseline = f"paper's recipe: {self.baseline_score_:.4f}, {gain:+.4f}"
         folds = "holdout" if self.n_folds_ == 1 else f"{self.n_folds_}-fold CV"
         params = ", ".join(
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
@@ -669,24 +705,45 @@ class AutoResult:
             f"task: {self.task_} (target {self.target_!r}), metric: {self.metric_}",
             f"data: {self.n_rows_} rows x {n_cols} columns",
             f"trials: {self.n_trials_} complete of {n_run} run ({folds})",
-            f"best CV {self.metric_}: {self.cv_score_:.4f} "
-            f"(paper's recipe: {self.baseline_score_:.4f}, {gain:+.4f})",
+            f"best CV {self.metric_}: {self.cv_score_:.4f} ({baseline})",
             f"best params: {params}",
             f"elapsed: {self.elapsed_s_:.1f}s (refit {self.refit_s_:.1f}s)",
         ]
         return "\n".join(lines)
 
     def report(self, path: str | pathlib.Path) -> pathlib.Path:
-        """Write the self-contained HTML report to ``path`` and return its path."""
+        """Write the self-contained HTML report.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The HTML file to write.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
+        """
         from autocat._report import write_report
 
-        return write_report(self, path)  # type: ignore[no-any-return]
+        return write_report(self, path)
 
     def save(self, path: str | pathlib.Path) -> pathlib.Path:
         """Save to ``path``; read it back with :func:`autocat.load`.
 
         The file is a pickle with a versioned, checksummed header: load it only
-        from trusted sources.
+        from trusted sources. A study kept in a database or journal is copied
+        into the file.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file to write; its folder is created if needed.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
         """
         from autocat._persistence import save
 

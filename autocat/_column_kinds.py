@@ -9,6 +9,7 @@ calls :func:`decide` once per column at ``fit`` and records the
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 from numbers import Real
@@ -103,7 +104,6 @@ _AMBIGUOUS_PAIRS = {
     "%m/%d/%Y %H:%M": "%d/%m/%Y %H:%M",
     "%m/%d/%Y %H:%M:%S": "%d/%m/%Y %H:%M:%S",
 }
-_TIME_FORMATS = ("%H:%M:%S", "%H:%M", "%H:%M:%S.%f", "%I:%M %p", "%I:%M:%S %p")
 # Values tried before committing to a format on every distinct value.
 _SAMPLE = 200
 
@@ -200,6 +200,13 @@ def decide(
             return Decision("boolean", "object column of booleans", "number")
         if all(_is_number(v) for v in uniques):
             return Decision("numeric", "object column of numbers", "number")
+        if all(isinstance(v, dt.date | np.datetime64) for v in uniques):
+            # datetime, date, pd.Timestamp: their str is ISO 8601
+            return Decision("datetime", "object column of dates", "date", "ISO8601")
+        if all(isinstance(v, dt.time) for v in uniques):
+            fmt = detect_time_format(stringify(uniques))
+            if fmt is not None:
+                return Decision("datetime", "object column of times", "time", fmt)
     if family != "categorical":
         is_text = all(isinstance(v, str) for v in uniques)
         if parse_numbers and _all_numbers(uniques):
@@ -312,36 +319,58 @@ def parse_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def detect_time_format(values: np.ndarray) -> str | None:
-    """Return the ``strptime`` format reading every string as a time of day.
+    """Return the format of strings that all read as times of day, or None.
 
-    ``None`` when there is no such format.
+    Times are ``H:MM``, ``H:MM:SS`` or ``H:MM:SS.fff``, 24-hour or with
+    ``AM``/``PM``; the format returned names the widest form seen.
 
     Examples
     --------
     >>> import numpy as np
     >>> from autocat._column_kinds import detect_time_format
-    >>> detect_time_format(np.array(["21:37:00", "08:05:10"], dtype=object))
-    '%H:%M:%S'
+    >>> detect_time_format(np.array(["21:37:00", "08:05:10.5"], dtype=object))
+    '%H:%M:%S.%f'
+    >>> detect_time_format(np.array(["9:30 PM", "10:15 am"], dtype=object))
+    '%I:%M %p'
     >>> detect_time_format(np.array(["21:37", "bus"], dtype=object)) is None
     True
     """
     for part in _sample_then_all(values):
-        if not all(_TIME.fullmatch(v.strip()) for v in part):
+        if not all(isinstance(v, str) and _TIME.fullmatch(v.strip()) for v in part):
             return None
-    for fmt in _TIME_FORMATS:
-        if not np.isnat(parse_times(values, fmt)).any():
-            return fmt
-    return None
+    if np.isnat(parse_times(values)).any():
+        return None
+    matches = [_TIME.fullmatch(v.strip()) for v in values]
+    fmt = "%I:%M" if any(m["p"] for m in matches) else "%H:%M"
+    if any(m["s"] for m in matches):
+        fmt += ":%S"
+    if any(m["f"] for m in matches):
+        fmt += ".%f"
+    return fmt + " %p" if fmt.startswith("%I") else fmt
 
 
-def parse_times(values: np.ndarray, fmt: str) -> np.ndarray:
-    """Read times of day as datetime64[ns] on 1970-01-01, NaT where unreadable."""
-    stripped = np.array([v.strip() if isinstance(v, str) else v for v in values])
-    parsed = pd.to_datetime(
-        pd.Series(stripped, dtype=object), format=fmt, errors="coerce"
-    ).to_numpy("datetime64[ns]")
-    days = parsed.astype("datetime64[D]")
-    return (parsed - days) + np.datetime64("1970-01-01", "ns")
+def parse_times(values: np.ndarray) -> np.ndarray:
+    """Read times of day as datetime64[ns] on 1970-01-01, NaT where unreadable.
+
+    Accepts every form :func:`detect_time_format` recognises, whatever the
+    format found at fit.
+    """
+    ns = np.full(len(values), np.iinfo(np.int64).min, dtype=np.int64)
+    for i, value in enumerate(values):
+        found = _TIME.fullmatch(value.strip()) if isinstance(value, str) else None
+        if found is None:
+            continue
+        hour, minute = int(found["h"]), int(found["m"])
+        second = int(found["s"] or 0)
+        if found["p"]:
+            if not 1 <= hour <= 12:
+                continue
+            hour = hour % 12 + (12 if found["p"].lower() == "pm" else 0)
+        if hour > 23 or minute > 59 or second > 59:
+            continue
+        nanos = int((found["f"] or ".0")[1:].ljust(9, "0"))
+        ns[i] = ((hour * 60 + minute) * 60 + second) * 10**9 + nanos
+    return ns.view("datetime64[ns]")
 
 
 def detect_date_format(values: np.ndarray) -> tuple[str, str] | None:

@@ -18,6 +18,7 @@ from autocat._factorize import _factorize_objects
 
 __all__ = [
     "check_input_names",
+    "check_not_empty",
     "column_family",
     "column_values",
     "columns_of",
@@ -88,6 +89,11 @@ def to_2d(X: Any, *, estimator_name: str) -> Any:
             f"input; got {type(X).__name__}. Pass a dense array or a DataFrame."
         )
     array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+    if array.dtype.kind == "c":
+        raise ValueError(
+            f"Complex data not supported by {estimator_name}: got an array of "
+            f"{array.dtype}. Pass real numbers or strings."
+        )
     if array.ndim != 2:
         raise ValueError(
             f"{estimator_name} expects a 2-D input (n_samples, n_columns) but got an "
@@ -95,6 +101,24 @@ def to_2d(X: Any, *, estimator_name: str) -> Any:
             "your data with array.reshape(-1, 1) if it holds a single column."
         )
     return array
+
+
+def check_not_empty(X: Any, *, estimator_name: str) -> None:
+    """Raise a ``ValueError`` if ``X`` has no row or no column.
+
+    The messages follow scikit-learn's ``check_array``.
+    """
+    n_samples, n_features = X.shape
+    if n_samples == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={tuple(X.shape)}) while a minimum "
+            f"of 1 is required by {estimator_name}."
+        )
+    if n_features == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={tuple(X.shape)}) while a minimum "
+            f"of 1 is required by {estimator_name}."
+        )
 
 
 def n_rows(X: Any) -> int:

@@ -59,9 +59,10 @@ def factorize_strings(values: Any, column: str) -> tuple[np.ndarray, list[str]]:
         codes, uniques = _factorize_objects(values)
     else:
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    strings = list(uniques)
+    strings = uniques.tolist()  # fast for Arrow-backed strings, unlike iteration
     if all(type(value) is str for value in strings):
-        return codes, strings
+        # callers write into the codes; pandas may hand back a read-only view
+        return codes if codes.flags.writeable else codes.copy(), strings
     _reject_bytes(strings, column)
     # 1, 1.0 and True hash equal in Python; their str() must stay distinct.
     objects = np.asarray(values, dtype=object)

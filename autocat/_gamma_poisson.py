@@ -109,9 +109,8 @@ class _ColumnModel:
 
 def _initial_activations(indptr, data, n_components, alpha, beta):
     """Uniform activations whose total is the E-step fixed point's total."""
-    data = np.asarray(data, dtype=np.float64)
-    totals = np.add.reduceat(data, indptr[:-1]) if len(data) else np.zeros(0)
-    totals = np.where(np.diff(indptr) > 0, totals, 0.0)
+    cumulative = np.concatenate([[0.0], np.cumsum(data, dtype=np.float64)])
+    totals = cumulative[indptr[1:]] - cumulative[indptr[:-1]]
     total = (totals + n_components * (alpha - 1.0)) / (1.0 + 1.0 / beta)
     return np.repeat((total / n_components)[:, None], n_components, axis=1)
 
@@ -594,6 +593,19 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
         list of list of str
             One list per output feature, in the order of
             :meth:`get_feature_names_out`, best word first.
+
+        See Also
+        --------
+        top_categories : The training values that load most on each feature.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from autocat import GammaPoissonEncoder
+        >>> df = pd.DataFrame({"job": ["bus driver", "bus operator", "nurse",
+        ...                            "head nurse", "school bus driver"] * 4})
+        >>> GammaPoissonEncoder(n_components=2, random_state=0).fit(df).top_words(2)
+        [['nurse', 'head'], ['bus', 'driver']]
         """
         check_is_fitted(self, "topic_labels_")
         return self._ranked(n, words=True)
@@ -612,12 +624,26 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
         -------
         list of list of str
             One list per output feature, best value first.
+
+        See Also
+        --------
+        top_words : The words that represent each feature.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from autocat import GammaPoissonEncoder
+        >>> df = pd.DataFrame({"job": ["bus driver", "bus operator", "nurse",
+        ...                            "head nurse", "school bus driver"] * 4})
+        >>> encoder = GammaPoissonEncoder(n_components=2, random_state=0).fit(df)
+        >>> encoder.top_categories(2)
+        [['head nurse', 'nurse'], ['school bus driver', 'bus operator']]
         """
         check_is_fitted(self, "topic_labels_")
         return self._ranked(n, words=False)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of the output features: ``'<column>: <topic label>'``.
+        """Return the names of the output features: ``'<column>: <topic label>'``.
 
         Parameters
         ----------

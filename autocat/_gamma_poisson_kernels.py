@@ -36,12 +36,14 @@ _RESCALE_ABOVE = 1e100
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "arcp"})
 def _e_step_row(
-    indptr, cols, data, row, A_hat, inv_R, x, lam, aux, prior, denom, tol, max_iter
+    indptr, cols, data, row, A_hat, inv_R, x, lam, ratio, prior, denom, tol, max_iter
 ):  # pragma: no cover - compiled
     """Multiplicative updates of one activation vector ``x`` (in place).
 
-    The row's topic columns are first gathered into the contiguous ``lam``
-    (n-grams x d), which the iterations then stream through.
+    The row's topic columns are first gathered into ``lam[:, :nnz]`` (d x
+    n-grams, n-grams contiguous), so that ``x Lambda`` and ``ratio`` are computed
+    for all n-grams at once, in vectorised loops without a horizontal sum per
+    n-gram. On return ``ratio[:nnz]`` holds ``f / (x Lambda)`` for the final ``x``.
     """
     d = x.shape[0]
     start = indptr[row]
@@ -49,26 +51,30 @@ def _e_step_row(
     for p in range(nnz):
         j = cols[start + p]
         for i in range(d):
-            lam[p, i] = A_hat[j, i] * inv_R[i]
-    for _ in range(max_iter):
-        for i in range(d):
-            aux[i] = 0.0
+            lam[i, p] = A_hat[j, i] * inv_R[i]
+    for iteration in range(max_iter + 1):
         for p in range(nnz):
-            dot = 0.0
-            for i in range(d):
-                dot += x[i] * lam[p, i]
-            ratio = data[start + p] / max(dot, _TINY)
-            for i in range(d):
-                aux[i] += lam[p, i] * ratio
+            ratio[p] = 0.0
+        for i in range(d):
+            xi = x[i]
+            for p in range(nnz):
+                ratio[p] += xi * lam[i, p]
+        for p in range(nnz):
+            ratio[p] = data[start + p] / max(ratio[p], _TINY)
+        if iteration == max_iter:
+            break
         change = 0.0
         norm = 0.0
         for i in range(d):
-            new = (x[i] * aux[i] + prior) / denom
+            total = 0.0
+            for p in range(nnz):
+                total += lam[i, p] * ratio[p]
+            new = (x[i] * total + prior) / denom
             change += (new - x[i]) ** 2
             norm += x[i] * x[i]
             x[i] = new
         if change <= tol * tol * norm:
-            break
+            max_iter = iteration + 1  # one more round of ratios for the final x
 
 
 @njit(cache=True, nogil=True)
@@ -87,12 +93,12 @@ def e_step(
     longest = 0
     for row in rows:
         longest = max(longest, indptr[row + 1] - indptr[row])
-    lam = np.empty((longest, d))
-    aux = np.empty(d)
+    lam = np.empty((d, longest))
+    ratio = np.empty(longest)
     for row in rows:
         if indptr[row + 1] > indptr[row]:
             _e_step_row(
-                indptr, cols, data, row, A_hat, inv_R, X[row], lam, aux,
+                indptr, cols, data, row, A_hat, inv_R, X[row], lam, ratio,
                 prior, denom, tol, max_iter,
             )  # fmt: skip
 
@@ -127,7 +133,8 @@ def fit_batches(
     longest = 0
     for row in order:
         longest = max(longest, indptr[row + 1] - indptr[row])
-    lam = np.empty((longest, d))
+    lam = np.empty((d, longest))
+    ratio = np.empty(longest)
     n_batches = 0
     for start in range(0, n, batch_size):
         batch = order[start : start + batch_size]
@@ -141,19 +148,16 @@ def fit_batches(
                 continue
             x = X[row]
             _e_step_row(
-                indptr, cols, data, row, A_hat, inv_R, x, lam, aux,
+                indptr, cols, data, row, A_hat, inv_R, x, lam, ratio,
                 prior, denom, tol, max_iter,
             )  # fmt: skip
             # M-step statistics S[j, i] = sum_l w_l x_li f_lj / (x_l Lambda)_j, with
-            # the converged x_l and the row's topic columns still in `lam`
+            # the ratios of the converged x_l left in `ratio`
             w = weights[row]
             for i in range(d):
                 mass[i] += w * x[i]
             for p in range(nnz):
-                dot = 0.0
-                for i in range(d):
-                    dot += x[i] * lam[p, i]
-                ratio = w * data[first + p] / max(dot, _TINY)
+                r = w * ratio[p]
                 j = cols[first + p]
                 s = slot[j]
                 if s < 0:
@@ -164,7 +168,7 @@ def fit_batches(
                     for i in range(d):
                         S[s, i] = 0.0
                 for i in range(d):
-                    S[s, i] += x[i] * ratio
+                    S[s, i] += x[i] * r
         if n_touched == 0:
             continue
         for i in range(d):

@@ -11,7 +11,7 @@ from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from autocat._dataframe import column_values, n_rows, to_2d
+from autocat._dataframe import check_not_empty, column_values, n_rows, to_2d
 from autocat._factorize import factorize_strings
 from autocat._murmur import minhash_strings
 from autocat._ngrams import pack_strings
@@ -178,11 +178,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         self._check_params()
         X = to_2d(X, estimator_name=type(self).__name__)
         validate_data(self, X, skip_check_array=True, reset=True)
-        if n_rows(X) == 0:
-            raise ValueError(
-                f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of "
-                "1 is required by MinHashEncoder."
-            )
+        check_not_empty(X, estimator_name=type(self).__name__)
         return self
 
     def transform(self, X: Any) -> np.ndarray:
@@ -232,7 +228,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
                     "(e.g. df[col].fillna('missing')) or use handle_missing='zero' "
                     "or 'nan'."
                 )
-            codes = np.where(missing_code, n_distinct, codes)
+            codes[missing_code] = n_distinct
         table = np.empty((n_distinct + 1, self.n_components), dtype=np.float32)
         table[:n_distinct] = self._hash(strings)
         table[n_distinct] = np.nan if self.handle_missing == "nan" else 0.0
@@ -267,7 +263,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         return encoded
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of the output features: ``<column>_<j>``.
+        """Get the output feature names, ``<column>_<j>``.
 
         Parameters
         ----------

@@ -109,7 +109,8 @@ def minhash_strings(
 
     For string ``i`` and seed ``j``, ``out[i, j]`` is the minimum over the string's
     character n-grams ``g`` of ``murmurhash3_32(utf8(g), seed=j)``; with ``minmax``,
-    ``out[i, n_seeds + j]`` is the maximum. Repeated n-grams do not change a minimum,
+    ``out[i, n_seeds + j]`` is the maximum. A string with no n-gram (shorter than
+    ``ngram_min``) gets zeros. Repeated n-grams do not change a minimum,
     so the kernel walks every n-gram occurrence and needs no set.
 
     Parameters
@@ -138,6 +139,8 @@ def minhash_strings(
         stop = offsets[i + 1]
         low[:] = _MASK
         high[:] = 0
+        if stop - start < ngram_min:
+            low[:] = 0  # no n-gram at all: zeros, like the empty string
         for n in range(ngram_min, ngram_max + 1):
             for position in range(start, stop - n + 1):
                 size = utf8_encode_gram(codepoints, position, n, buffer)

@@ -20,6 +20,7 @@ __all__ = [
     "count_ngrams",
     "hash_keys",
     "normalize",
+    "pack_normalized",
     "pack_strings",
     "utf8_encode_gram",
 ]
@@ -108,13 +109,93 @@ def pack_strings(strings: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
     >>> "".join(map(chr, codepoints))
     ' hi  é '
     """
-    normalized: Sequence[str] = [normalize(s) for s in strings]
+    # normalize() inlined: this runs once per distinct value of every column
+    normalized: Sequence[str] = [
+        " " + " ".join(s.lower().split()) + " " for s in strings
+    ]
     offsets = np.zeros(len(normalized) + 1, dtype=np.int64)
     np.cumsum([len(s) for s in normalized], out=offsets[1:])
     # "surrogatepass" keeps lone surrogates (legal in Python strings) instead of failing
     raw = "".join(normalized).encode("utf-32-le", "surrogatepass")
     codepoints = np.frombuffer(raw, dtype=np.uint32)
     return codepoints, offsets
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_space(cp):  # pragma: no cover - compiled
+    """``chr(cp).isspace()``, the white space of ``str.split()``."""
+    if cp <= 0x20:
+        return cp == 0x20 or 0x09 <= cp <= 0x0D or 0x1C <= cp <= 0x1F
+    if cp < 0x85:
+        return False
+    return (
+        cp == 0x85 or cp == 0xA0 or cp == 0x1680 or 0x2000 <= cp <= 0x200A
+        or cp == 0x2028 or cp == 0x2029 or cp == 0x202F or cp == 0x205F
+        or cp == 0x3000
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _collapse_space(raw, n_strings):  # pragma: no cover - compiled
+    """Pad and collapse white space of NUL-separated strings (see normalize)."""
+    out = np.empty(raw.shape[0] + 2 * n_strings + 2, dtype=np.uint32)
+    offsets = np.zeros(n_strings + 1, dtype=np.int64)
+    write = 0
+    k = 0
+    for i in range(n_strings):
+        out[write] = 32
+        write += 1
+        pending = False  # a space to write before the next non-space character
+        while k < raw.shape[0] and raw[k] != 0:
+            cp = raw[k]
+            k += 1
+            if _is_space(cp):
+                pending = write > offsets[i] + 1
+            else:
+                if pending:
+                    out[write] = 32
+                    write += 1
+                    pending = False
+                out[write] = cp
+                write += 1
+        k += 1  # the separator
+        out[write] = 32
+        write += 1
+        offsets[i + 1] = write
+    return out[:write], offsets
+
+
+def pack_normalized(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    r"""Return exactly :func:`pack_strings`' output, faster on many strings.
+
+    Lower-cases all strings in one call on their NUL-joined text (a NUL is
+    neither cased nor case-ignorable, so each string lower-cases as it would
+    alone, final sigma included), then collapses white space and pads in one
+    compiled pass. Falls back to :func:`pack_strings` when a string holds a NUL.
+
+    Parameters
+    ----------
+    strings : sequence of str
+        The values to pack.
+
+    Returns
+    -------
+    codepoints, offsets : ndarray
+        As :func:`pack_strings`.
+
+    Examples
+    --------
+    >>> from autocat._ngrams import pack_normalized, pack_strings
+    >>> strings = ["  Police\tOFFICER ", "", "ΟΔΟΣ"]
+    >>> [a.tolist() for a in pack_normalized(strings)] == [
+    ...     a.tolist() for a in pack_strings(strings)]
+    True
+    """
+    text = "\x00".join(strings)
+    if text.count("\x00") != max(len(strings) - 1, 0):
+        return pack_strings(strings)
+    raw = np.frombuffer(text.lower().encode("utf-32-le", "surrogatepass"), np.uint32)
+    return _collapse_space(raw, len(strings))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -475,7 +556,7 @@ class NgramVocabulary:
             The counts in CSR form: string ``i`` has ``counts[k]`` occurrences of
             column ``cols[k]`` for ``k`` in ``indptr[i]:indptr[i + 1]``.
         """
-        codepoints, offsets = pack_strings(strings)
+        codepoints, offsets = pack_normalized(list(strings))
         low, high = ngram_range
         if grow:
             self._insert(codepoints, offsets, low, high)

@@ -127,6 +127,7 @@ def load(path: str | Path, *, strict: bool = True) -> AutoResult:
     Returns
     -------
     AutoResult
+        The result as saved, its study in memory.
 
     Raises
     ------

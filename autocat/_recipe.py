@@ -216,6 +216,11 @@ class Recipe:
         """Return the flat parameters: vectorizer ones, then XGBoost ones.
 
         The Gamma-Poisson priors are included only when that encoder is used.
+
+        Returns
+        -------
+        dict
+            ``Recipe.from_params(task, recipe.params())`` equals ``recipe``.
         """
         out: dict[str, Any] = {
             "encoder": self.encoder,
@@ -229,7 +234,14 @@ class Recipe:
         return out
 
     def build_vectorizer(self) -> Any:
-        """Return the unfitted :class:`~autocat.TableVectorizer` of this recipe."""
+        """Return the unfitted :class:`~autocat.TableVectorizer` of this recipe.
+
+        Returns
+        -------
+        TableVectorizer
+            With ``encoder='gamma_poisson'``, its ``high_cardinality`` is a
+            :class:`~autocat.GammaPoissonEncoder` carrying the dimension and priors.
+        """
         from autocat._table_vectorizer import TableVectorizer
 
         high_cardinality: Any = self.encoder
@@ -261,6 +273,7 @@ class Recipe:
         Returns
         -------
         XGBRegressor or XGBClassifier
+            Unfitted, with ``tree_method='hist'`` unless the recipe sets another.
         """
         params: dict[str, Any] = {"tree_method": "hist"}
         params.update(self.xgb_params)
@@ -271,7 +284,13 @@ class Recipe:
         return XGBClassifier(**params)
 
     def build(self) -> Pipeline:
-        """Return the unfitted ``Pipeline([("vectorizer", ...), ("model", ...)])``."""
+        """Return the unfitted ``Pipeline([("vectorizer", ...), ("model", ...)])``.
+
+        Returns
+        -------
+        sklearn.pipeline.Pipeline
+            A new pipeline at each call.
+        """
         return Pipeline(
             [("vectorizer", self.build_vectorizer()), ("model", self.build_model())]
         )

@@ -165,10 +165,18 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
     encoded, then rows are gathered into one preallocated float32 matrix. Time is
     about ``O(n_rows x n_columns)`` for the gathers plus the encoders' cost on the
     distinct values; memory is the output matrix plus one code array per column
-    in flight. Decisions use the training data only: at transform, strings of a
-    numeric or date column that do not read give NaN, with a warning.
+    in flight.
 
+    Decisions use the training data only. At transform, columns must be those
+    seen in :meth:`fit`, in the same order (a ``ValueError`` names the missing
+    and unseen ones); strings of a numeric or date column that do not read give
+    NaN, with a warning; a numeric column that turns datetime, or the reverse,
+    raises a ``TypeError``; any value of a string column is read as its
+    ``str``. Object columns of mixed types are read as numbers when every value
+    is one, as text otherwise. Time-zone aware datetimes are read in UTC.
     Column names must be unique; non-string names are used as their ``str``.
+    pandas, polars and numpy inputs (a numpy structured array gives names) with
+    the same values give the same output.
 
     Examples
     --------
@@ -470,7 +478,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             strings = stringify(uniques)
             fmt = decision.fmt or "ISO8601"
             if decision.conversion == "time":
-                values = parse_times(strings, fmt)
+                values = parse_times(strings)
             else:
                 values = parse_dates(strings, fmt)
             _warn_unread(state, uniques, ~np.isnat(values), f"dates ({fmt})")
@@ -492,14 +500,21 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         """Encode distinct values into a table (row-wise encoders) or every row."""
         transformer = state.transformer
         if _is_row_wise(transformer):
-            missing = np.asarray([np.datetime64("NaT")] if uniques.dtype.kind == "M"
-                                 else [None], dtype=uniques.dtype)  # fmt: skip
+            # the last row of the table encodes a missing value; it is only asked
+            # of the encoder when the column has one (some encoders reject them)
+            has_missing = bool((codes < 0).any())
+            if not has_missing and len(uniques) == 0:  # no rows
+                table = np.full((1, len(state.outputs)), np.nan, dtype=np.float32)
+                return _Encoded(table=table, codes=codes)
+            values = np.concatenate([uniques, _missing_like(uniques)])
             table = _dense(
                 transformer.transform(
-                    _frame(state.name, np.concatenate([uniques, missing]))
+                    _frame(state.name, values if has_missing else uniques)
                 )
             )
-            return _Encoded(table=table, codes=codes)
+            if not has_missing:
+                table = np.vstack([table, np.full((1, table.shape[1]), np.nan)])
+            return _Encoded(table=table.astype(np.float32, copy=False), codes=codes)
         frame = _frame(state.name, _gather(uniques, codes))
         return _Encoded(block=_dense(transformer.transform(frame)))
 
@@ -603,11 +618,18 @@ def _frame(name: str, values: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame({name: values}, copy=False)
 
 
+def _missing_like(uniques: np.ndarray) -> np.ndarray:
+    """Return one missing value of the dtype of ``uniques``."""
+    if uniques.dtype.kind == "M":
+        return np.asarray([np.datetime64("NaT")], dtype=uniques.dtype)
+    if uniques.dtype.kind == "f":
+        return np.asarray([np.nan], dtype=uniques.dtype)
+    return np.asarray([None], dtype=object)
+
+
 def _gather(uniques: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Row values from distinct values and codes (-1: missing)."""
-    missing = np.asarray([np.datetime64("NaT")] if uniques.dtype.kind == "M"
-                         else [None], dtype=uniques.dtype)  # fmt: skip
-    table = np.concatenate([uniques, missing])
+    """Return row values from distinct values and codes (-1: missing)."""
+    table = np.concatenate([uniques, _missing_like(uniques)])
     return table[np.where(codes < 0, len(uniques), codes)]
 
 

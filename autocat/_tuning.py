@@ -104,18 +104,19 @@ def make_storage(storage: Any) -> Any:
     ----------
     storage : None, str, path or optuna.storages.BaseStorage
         ``None`` keeps the study in memory. A string with ``://`` is a database
-        URL (``'sqlite:///study.db'``, ``'postgresql://...'``). Any other string
+        URL (``'sqlite:///study.db'``, ``'postgresql://...'``), opened with a
+        retry for processes that create it at the same time. Any other string
         or path is a journal file, shared safely by processes on one machine (or
         over NFS): it is created if absent.
 
     Returns
     -------
-    None, str or optuna.storages.BaseStorage
+    None or optuna.storages.BaseStorage
     """
     if storage is None or isinstance(storage, optuna.storages.BaseStorage):
         return storage
     if isinstance(storage, str) and "://" in storage:
-        return storage
+        return _database_storage(storage)
     if isinstance(storage, (str, os.PathLike)):
         from optuna.storages import JournalStorage
         from optuna.storages.journal import JournalFileBackend
@@ -127,6 +128,24 @@ def make_storage(storage: Any) -> Any:
         "storage must be None, a database URL such as 'sqlite:///study.db', a journal "
         f"file path, or an optuna storage; got {type(storage).__name__}."
     )
+
+
+def _database_storage(url: str, attempts: int = 5) -> Any:
+    """Open a database storage, retrying while another process creates its tables.
+
+    Two processes opening a new database at once race to create the schema; the
+    loser gets an integrity error and succeeds on a second try.
+    """
+    from sqlalchemy.exc import SQLAlchemyError
+
+    for attempt in range(attempts):
+        try:
+            return optuna.storages.RDBStorage(url)
+        except SQLAlchemyError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 class EncodingCache:
@@ -421,9 +440,8 @@ class _Objective:
         except Exception as exc:
             with self._lock:
                 self.errors.append(exc)
-            logger.warning(
-                "trial %d failed: %s: %s", trial.number, type(exc).__name__, exc
-            )
+            # Optuna logs the failure with its traceback; the search goes on.
+            logger.debug("trial %d failed: %r", trial.number, exc)
             raise
 
     def _run(self, trial: optuna.Trial) -> float:

@@ -13,7 +13,9 @@ import pytest
 
 # The datasets folder that sits beside a checkout of this repository, if any.
 SHARED_DATA = Path(
-    os.environ.get("AUTOCAT_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+    os.environ.get(
+        "AUTOCAT_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"
+    )
 )
 
 _DF_MODULES = ["pandas"]
@@ -62,5 +64,5 @@ def load_shared_task(name: str, nrows: int | None = None) -> tuple[pd.DataFrame,
 
 @pytest.fixture
 def shared_task():
-    """``shared_task(name, nrows=None) -> (DataFrame, task dict)``; skips when absent."""
+    """``shared_task(name, nrows=None) -> (frame, task)``; skips when absent."""
     return load_shared_task

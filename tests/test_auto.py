@@ -93,7 +93,7 @@ def test_predict_score_and_summary(regression):
     assert "paper's recipe" in text and "elapsed" in text
     assert len(text.splitlines()) == 6
     assert "AutoResult(task='regression'" in repr(result)
-    with pytest.raises(AttributeError, match="predict_proba"):
+    with pytest.raises(AttributeError, match="only available for classification"):
         result.predict_proba(df)
     assert not hasattr(result, "predict_proba")
     with pytest.raises(ValueError, match="lacks 1 column"):
@@ -210,9 +210,26 @@ def test_time_budget_bounds_the_whole_call():
     result = auto_fit(df, "salary", time_budget=budget, cv=3, show_progress=False)
     elapsed = time.monotonic() - start
     assert result.n_trials_ >= 1
-    # Loose bound: small data, shared CI machines.
-    assert elapsed < budget * 1.1 + 0.5, elapsed
+    # Loose bound: small data, shared CI machines (the slow test below is tight).
+    assert elapsed < budget * 1.1 + 1.0, elapsed
     assert result.elapsed_s_ <= elapsed
+
+
+def test_a_budget_shorter_than_one_trial_still_gives_a_model(caplog):
+    with caplog.at_level("WARNING", logger="autocat"):
+        result = auto_fit(_frame(60), "salary", time_budget=0.01, show_progress=False)
+    assert result.n_trials_ == 1 and result.n_folds_ == 1
+    assert "time_budget=0.01s was exceeded" in caplog.text
+    assert result.predict(_frame(60)).shape == (60,)
+
+
+def test_summary_without_a_baseline(regression):
+    import copy
+
+    _, result = regression
+    other = copy.copy(result)
+    other.baseline_score_ = float("nan")
+    assert "paper's recipe: did not finish" in other.summary()
 
 
 @pytest.mark.slow
@@ -278,6 +295,36 @@ def test_parallel_trials_share_the_thread_budget():
     assert result.pipeline_.named_steps["model"].get_params()["n_jobs"] <= 2
 
 
+_DETERMINISM_CODE = """
+import hashlib, numpy as np, pandas as pd, autocat
+rng = np.random.default_rng(0)
+n = 120
+kinds = rng.choice(["police officer", "bus operator", "nurse", "clerk"], n)
+jobs = [f"{k} grade {g}" for k, g in zip(kinds, rng.integers(0, 20, n))]
+df = pd.DataFrame({"job": jobs, "years": rng.integers(0, 30, n).astype(float)})
+df["salary"] = df["years"] * 2.0 + (kinds == "nurse") * 10.0
+result = autocat.auto_fit(df, "salary", n_trials=3, cv=2, show_progress=False)
+print(hashlib.sha256(result.predict(df).tobytes()).hexdigest(), result.cv_score_)
+"""
+
+
+@pytest.mark.slow
+def test_same_bytes_in_another_process():
+    import subprocess
+    import sys
+
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-c", _DETERMINISM_CODE],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for _ in range(2)
+    ]
+    assert outputs[0] == outputs[1] and outputs[0]
+
+
 @pytest.mark.slow
 def test_two_processes_share_one_sqlite_study(tmp_path):
     import subprocess
@@ -295,4 +342,5 @@ def test_two_processes_share_one_sqlite_study(tmp_path):
     processes = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(2)]
     assert [p.wait(timeout=300) for p in processes] == [0, 0]
     study = optuna.load_study(study_name="autocat-salary", storage=url)
-    assert len(study.trials) == 4
+    ended = [t for t in study.trials if t.state.is_finished()]
+    assert len(ended) == 4

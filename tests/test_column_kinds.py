@@ -173,7 +173,7 @@ def test_inconsistent_or_non_dates_are_not_dates(values):
 def test_times_of_day():
     values = _obj("21:37:00", "08:05:10", "00:00:30")
     assert detect_time_format(values) == "%H:%M:%S"
-    parsed = parse_times(values, "%H:%M:%S")
+    parsed = parse_times(values)
     assert parsed[0] == np.datetime64("1970-01-01T21:37:00", "ns")
     decision = decide("string", values, 0, 3)
     assert (decision.kind, decision.conversion) == ("datetime", "time")
@@ -199,3 +199,26 @@ def test_stringify():
     assert stringify(_obj(1, "a", None, np.nan, 2.5)).tolist() == [
         "1", "a", None, None, "2.5",
     ]  # fmt: skip
+
+
+def test_times_with_and_without_fractions_and_am_pm():
+    values = _obj("21:37:00", "08:05:10.25", "7:05 pm", "12:00 AM")
+    assert detect_time_format(values) == "%I:%M:%S.%f %p"
+    seconds = parse_times(values).view("int64") / 1e9
+    assert seconds.tolist() == [77820.0, 29110.25, 68700.0, 0.0]
+    assert np.isnat(parse_times(_obj("13:00 PM", "24:00", "10:61", None))).all()
+
+
+def test_object_columns_of_dates_and_times():
+    import datetime as dt
+
+    import pandas as pd
+
+    dates = _obj(dt.datetime(2020, 1, 2, 10), dt.date(2021, 3, 4), pd.Timestamp("2022"))
+    decision = decide("object", dates, 0, 3)
+    assert (decision.kind, decision.conversion, decision.fmt) == (
+        "datetime", "date", "ISO8601",
+    )  # fmt: skip
+    times = _obj(dt.time(21, 37), dt.time(8, 5, 10, 500))
+    decision = decide("object", times, 0, 2)
+    assert (decision.kind, decision.conversion) == ("datetime", "time")

@@ -14,7 +14,7 @@ from sklearn.compose import make_column_transformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from autocat import GammaPoissonEncoder, MinHashEncoder
-from autocat._ngrams import char_ngrams, count_ngrams
+from autocat._ngrams import char_ngrams, count_ngrams, pack_normalized, pack_strings
 from autocat.datasets import make_dirty_categories
 from autocat.datasets._simulations import ANIMALS, recovery_nmi
 
@@ -56,6 +56,25 @@ def test_count_ngrams_matches_reference_definition(ngram_range):
     _, keys_a, _ = count_ngrams(["ab"], (2, 2))
     _, keys_b, _ = count_ngrams(["xab"], (2, 2))
     assert len(np.intersect1d(keys_a, keys_b)) == 2  # "ab", "b "
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(), max_size=8))
+def test_pack_normalized_equals_pack_strings(strings):
+    fast = pack_normalized(strings)
+    reference = pack_strings(strings)
+    np.testing.assert_array_equal(fast[0], reference[0])
+    np.testing.assert_array_equal(fast[1], reference[1])
+
+
+def test_pack_normalized_edge_cases():
+    for strings in [[], [""], ["a\x00b", "c"], ["ΑΣ", "Σα", "İx", "\u2003a\x1fb\x85"]]:
+        np.testing.assert_array_equal(
+            pack_normalized(strings)[0], pack_strings(strings)[0]
+        )
+        np.testing.assert_array_equal(
+            pack_normalized(strings)[1], pack_strings(strings)[1]
+        )
 
 
 # ------------------------------------------------------------------ encoding
@@ -184,6 +203,11 @@ def test_empty_and_unseen_values():
     out = encoder.transform(pd.DataFrame({"title": ["", "qqq", "Police Chief"]}))
     np.testing.assert_array_equal(out[:2], 0.0)  # empty; no known n-gram
     assert out[2].max() > 1.0  # unseen, but shares n-grams with training values
+    last = encoder.transform(pd.DataFrame({"title": ["Police", "", "qqq"]}))
+    np.testing.assert_array_equal(last[1:], 0.0)
+    np.testing.assert_allclose(
+        last[0], encoder.transform(pd.DataFrame({"title": ["Police"]}))[0]
+    )
 
 
 def test_all_values_missing_or_empty():
@@ -274,17 +298,21 @@ def test_lazy_topic_rescaling_keeps_the_model():
 # ------------------------------------------------------------------ partial_fit
 
 
-def test_partial_fit_close_to_fit():
-    # Stated tolerance: streaming the rows in 4 chunks (one pass each) reaches a
-    # KL loss within 10% of one fit pass over all rows, measured on all rows.
-    X, _ = make_dirty_categories("multilabel", n_samples=2000, random_state=0)
-    whole = GammaPoissonEncoder(n_components=8, max_iter=1, random_state=0).fit(X)
-    streamed = GammaPoissonEncoder(n_components=8, random_state=0)
+def test_partial_fit_close_to_fit(global_random_seed):
+    # Stated tolerance: streaming the rows in 4 chunks, one pass each, ends with
+    # a KL loss (on all rows) at most 10% above that of one fit pass over all
+    # rows. Measured on the simulations: -8.8% to +2.1% (multi-label), -1.0% to
+    # -0.6% (typos); the two reach different local optima, either may be better.
+    X, _ = make_dirty_categories(
+        "multilabel", n_samples=2000, random_state=global_random_seed
+    )
+    whole = GammaPoissonEncoder(
+        n_components=8, max_iter=1, random_state=global_random_seed
+    ).fit(X)
+    streamed = GammaPoissonEncoder(n_components=8, random_state=global_random_seed)
     for chunk in np.array_split(np.arange(len(X)), 4):
         streamed.partial_fit(X.iloc[chunk])
-    kl_whole = whole._kl_divergence(X)
-    kl_streamed = streamed._kl_divergence(X)
-    assert abs(kl_streamed - kl_whole) <= 0.10 * kl_whole
+    assert streamed._kl_divergence(X) <= 1.10 * whole._kl_divergence(X)
     assert streamed.n_iter_ == 4
 
 

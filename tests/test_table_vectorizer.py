@@ -476,3 +476,44 @@ def test_properties_on_random_tables(rows):
     half = df.iloc[::2]
     np.testing.assert_array_equal(vectorizer.transform(half), out[::2])
     assert not np.isinf(out).any()
+
+
+def test_object_columns_of_python_dates_and_times():
+    import datetime as dt
+
+    df = pd.DataFrame(
+        {
+            "d": pd.Series(
+                [
+                    dt.datetime(2020, 1, 2, 10, 30),
+                    dt.date(2021, 3, 4),
+                    None,
+                    pd.Timestamp("2022-05-06 00:00", tz="Europe/Paris"),
+                ],
+                dtype=object,
+            ),
+            "t": pd.Series(
+                [dt.time(21, 37), dt.time(8, 5, 10, 500_000), None, dt.time(0, 0)],
+                dtype=object,
+            ),
+        }
+    )
+    vectorizer = TableVectorizer()
+    out = pd.DataFrame(
+        vectorizer.fit_transform(df), columns=vectorizer.get_feature_names_out()
+    )
+    assert vectorizer.column_kinds_ == {"d": "datetime", "t": "datetime"}
+    assert out["d_year"].tolist()[:2] == [2020, 2021]
+    assert out["d_hour"].tolist()[3] == 22  # midnight in Paris is 22:00 UTC
+    np.testing.assert_array_equal(out["t_time_of_day"], [77820, 29110.5, np.nan, 0])
+
+
+def test_strict_user_encoder_sees_missing_values_only_when_there_are_some():
+    strict = OneHotEncoder(sparse_output=False)  # handle_unknown="error"
+    vectorizer = TableVectorizer(low_cardinality=strict)
+    clean = pd.DataFrame({"c": ["a", "b", "a"]})
+    np.testing.assert_array_equal(
+        vectorizer.fit_transform(clean), [[1, 0], [0, 1], [1, 0]]
+    )
+    with pytest.raises(ValueError, match="unknown categories"):
+        vectorizer.transform(pd.DataFrame({"c": ["a", None, "zzz"]}))

@@ -72,7 +72,8 @@ def test_resolve_threads_never_exceeds_the_cores():
 
 def test_make_storage(tmp_path):
     assert make_storage(None) is None
-    assert make_storage("sqlite:///x.db") == "sqlite:///x.db"
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    assert isinstance(make_storage(url), optuna.storages.RDBStorage)
     journal = make_storage(tmp_path / "sub" / "study.log")
     assert isinstance(journal, optuna.storages.JournalStorage)
     with pytest.raises(TypeError, match="storage must be"):

@@ -83,6 +83,10 @@ def make_dirty_categories(
         ``Y[c][i] = 1`` when entry ``i`` holds (a spelling of) category ``c``;
         one column per category, in the order of ``categories``.
 
+    See Also
+    --------
+    autocat.GammaPoissonEncoder : Recovers such latent categories.
+
     Examples
     --------
     >>> from autocat.datasets import make_dirty_categories
@@ -169,6 +173,10 @@ def recovery_nmi(encoding: Any) -> float:
     -------
     float
         The NMI, in [0, 1].
+
+    See Also
+    --------
+    make_dirty_categories : The simulations this measure is used on.
 
     Examples
     --------

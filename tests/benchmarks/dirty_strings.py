@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-_CONSONANTS = list("bcdfghjklmnprstvwz") + ["ch", "sh", "th", "st", "tr", "pr"]
-_VOWELS = list("aeiou") + ["ea", "io", "ou"]
+_CONSONANTS = [*list("bcdfghjklmnprstvwz"), "ch", "sh", "th", "st", "tr", "pr"]
+_VOWELS = [*list("aeiou"), "ea", "io", "ou"]
 
 
 def make_vocabulary(n_words: int = 2_000, seed: int = 0) -> list[str]:
@@ -36,7 +36,9 @@ def _typo(word: str, rng: np.random.Generator) -> str:
     if kind == 0:  # missing character
         return word[:position] + word[position + 1 :]
     if kind == 1 and position + 1 < len(word):  # swapped characters
-        return word[:position] + word[position + 1] + word[position] + word[position + 2 :]
+        return (
+            word[:position] + word[position + 1] + word[position] + word[position + 2 :]
+        )
     if kind == 2:  # inserted character
         return word[:position] + letter + word[position:]
     return word[:position] + letter + word[position + 1 :]  # replaced character

@@ -1,0 +1,61 @@
+"""Checks that every public estimator of autocat must pass."""
+
+import inspect
+
+import pytest
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import autocat
+from autocat.testing import string_encoder_checks
+
+# Small but valid settings so that the whole check suite stays fast.
+FAST_PARAMS = {
+    "MinHashEncoder": {"n_components": 4},
+    "GammaPoissonEncoder": {"n_components": 3, "max_iter": 3, "random_state": 0},
+    "TableVectorizer": {},
+    "DatetimeEncoder": {},
+}
+
+# One reason per check that an estimator is expected to fail.
+EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
+
+
+def public_estimators():
+    """Every estimator class exported by autocat, with fast parameters."""
+    estimators = []
+    for name in sorted(autocat.__all__):
+        obj = getattr(autocat, name)
+        if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+            estimators.append(obj(**FAST_PARAMS.get(name, {})))
+    return estimators
+
+
+def string_encoders():
+    """Public transformers that encode string columns."""
+    return [
+        e
+        for e in public_estimators()
+        if isinstance(e, TransformerMixin)
+        and type(e).__name__.endswith("Encoder")
+        and type(e).__name__ != "DatetimeEncoder"
+    ]
+
+
+def test_every_estimator_has_fast_parameters():
+    for estimator in public_estimators():
+        assert type(estimator).__name__ in FAST_PARAMS
+
+
+@parametrize_with_checks(
+    public_estimators(),
+    expected_failed_checks=lambda e: EXPECTED_FAILED_CHECKS.get(type(e).__name__, {}),
+)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("encoder", string_encoders(), ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("check", string_encoder_checks(), ids=lambda c: c.__name__)
+def test_string_encoder(encoder, check):
+    check(encoder)
