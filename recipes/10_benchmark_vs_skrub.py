@@ -20,9 +20,16 @@
 # the pipelines (the paper encoded one dirty column and removed rows with
 # missing values elsewhere).
 #
-# Run it in full (about 16 tasks x splits x 1.5 min; use the background):
+# Run it in full (about 16 tasks x splits x 70 s; use the background):
 #
 #     python recipes/10_benchmark_vs_skrub.py --splits 3 --out /tmp/bench.csv
+#
+# A run that fits in about 30 minutes on 2 cores: 3 splits of employee
+# salaries, 2 of the smaller tables and 1 of the six largest:
+#
+#     python recipes/10_benchmark_vs_skrub.py --splits 2 --splits-for \
+#         employee_salaries=3 house_sales=1 california_housing=1 adult=1 \
+#         spotify=1 dating_profiles=1 kdd99_intrusion=1 --out /tmp/bench.csv
 #
 # `AUTOCAT_RECIPE_SMALL=1` runs one task, one split, on 2,000 rows with a tiny
 # budget: that is what the test suite runs.
