@@ -156,6 +156,7 @@ def collect_report_data(result: AutoResult) -> ReportData:
     Returns
     -------
     ReportData
+        Plain values, ready for :func:`render_report`.
     """
     vectorizer = result.pipeline_.named_steps["vectorizer"]
     importances, note = _importances(result)
@@ -375,6 +376,7 @@ def _fmt(value: Any, digits: int = 4) -> str:
     if isinstance(value, int | np.integer):
         return f"{int(value):,}" if abs(int(value)) >= 10_000 else str(int(value))
     if isinstance(value, float | np.floating):
+        value = float(value)
         if not math.isfinite(value):
             return "" if math.isnan(value) else str(value)
         if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-3):

@@ -20,7 +20,7 @@ GREY = "#a0aec0"
 DARK = "#2d3748"
 GRID = "#e2e8f0"
 _FONT = "font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\""
-_CHAR_WIDTH = 6.6  # average width of a 12 px character, for label space
+_CHAR_WIDTH = 7.2  # generous average width of a 12 px character, for label space
 
 
 def nice_ticks(low: float, high: float, n: int = 5) -> list[float]:
@@ -155,6 +155,8 @@ def bar_chart(
     if dots and finite:
         pad = (high - low) * 0.15 or abs(high) * 0.01 or 1.0
         low, high = low - pad, high + pad
+    elif low < 0 < high and -low < 0.01 * high:
+        low = 0.0  # a hair below zero (a noisy importance) is not worth an axis
     ticks = nice_ticks(low, high if high > low else low + 1.0)
     lo, hi = ticks[0], ticks[-1]
     label_w = (

@@ -594,6 +594,20 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         columns += ["transformer", "n_outputs", "reason"]
         return pd.DataFrame(rows, columns=columns)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # the per-column state is pickled as builtins, not as private classes,
+        # so that a pickle does not depend on how this module was imported
+        state = dict(super().__getstate__())
+        if "_columns" in state:
+            state["_columns"] = [_column_state(c) for c in state["_columns"]]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        if "_columns" in state:
+            state["_columns"] = [_column_from_state(c) for c in state["_columns"]]
+        super().__setstate__(state)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.string = True
@@ -601,6 +615,18 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         tags.transformer_tags.preserves_dtype = []
         return tags
+
+
+def _column_state(column: _Column) -> dict[str, Any]:
+    state = dict(vars(column))
+    decision = column.decision
+    state["decision"] = (decision.kind, decision.reason, decision.conversion,
+                         decision.fmt)  # fmt: skip
+    return state
+
+
+def _column_from_state(state: dict[str, Any]) -> _Column:
+    return _Column(**{**state, "decision": Decision(*state["decision"])})
 
 
 def _is_row_wise(transformer: Any) -> bool:

@@ -26,7 +26,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
 import numpy as np
 import pandas as pd
@@ -47,7 +47,15 @@ DEMO_TARGET = "current_annual_salary"
 
 
 class CommandError(Exception):
-    """An error to report on one line, with the exit code to return."""
+    """An error to report on one line, with the exit code to return.
+
+    Parameters
+    ----------
+    message : str
+        The one-line message, printed after ``autocat: error:``.
+    exit_code : int, default=1
+        What :func:`main` returns.
+    """
 
     def __init__(self, message: str, exit_code: int = 1) -> None:
         super().__init__(message)
@@ -55,7 +63,13 @@ class CommandError(Exception):
 
 
 class UsageError(CommandError):
-    """The command line itself is wrong (exit code 2)."""
+    """The command line itself is wrong (exit code 2).
+
+    Parameters
+    ----------
+    message : str
+        The one-line message, printed after ``autocat: error:``.
+    """
 
     def __init__(self, message: str) -> None:
         super().__init__(message, exit_code=2)
@@ -151,7 +165,20 @@ def _read_parquet(path: Path) -> pd.DataFrame:
 
 
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write ``frame`` as CSV or Parquet, chosen by the extension of ``path``."""
+    """Write ``frame`` as CSV or Parquet, chosen by the extension of ``path``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table to write, without its index.
+    path : str or path-like
+        A ``.csv`` / ``.tsv`` (optionally compressed) or ``.parquet`` file.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     path = Path(path)
     kind = _table_format(path)
     if path.parent and not path.parent.exists():
@@ -352,7 +379,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     report = _output_path(args.report, "report")
     model = _output_path(args.out, "model")
-    frame = load_employee_salaries()
+    frame = cast(pd.DataFrame, load_employee_salaries())
     if args.rows is not None and args.rows < len(frame):
         frame = frame.sample(args.rows, random_state=args.seed).reset_index(drop=True)
     _LOGGER.info(
@@ -415,23 +442,28 @@ def _cmd_predict(args: argparse.Namespace) -> int:
             f"{args.data!r} lacks {len(missing)} column(s) the model was fitted on: "
             f"{_short_list(missing)}"
         )
-    features = frame[[c for c in frame.columns if str(c) in set(expected)]]
+    features = frame  # AutoResult picks the fitted columns, in their fitted order
     prediction = result.predict(features)
     column = f"{result.target_}_predicted"
     table = pd.DataFrame({column: np.asarray(prediction)}, index=frame.index)
     if args.proba:
         proba = np.asarray(result.predict_proba(features))
-        for j, label in enumerate(result.classes_):
+        for j, label in enumerate(np.asarray(result.classes_)):
             table[f"proba_{label}"] = proba[:, j]
     if str(result.target_) in present:
         truth = frame[result.target_]
         known = truth.notna().to_numpy()
         if known.any():
-            score = result.score(features[known], truth[known])
-            _LOGGER.info(
-                "%s holds the target %r: %s = %.4f on its %d labelled rows",
-                args.data, result.target_, result.metric_, score, int(known.sum()),
-            )  # fmt: skip
+            try:
+                score = result.score(features[known], truth[known])
+            except ValueError as exc:  # e.g. labels unseen at fit: still predict
+                _LOGGER.warning("could not score the labelled rows: %s", exc)
+            else:
+                _LOGGER.info(
+                    "%s holds the target %r: %s = %.4f on its %d labelled rows",
+                    args.data, result.target_, result.metric_, score,
+                    int(known.sum()),
+                )  # fmt: skip
     if out is not None:
         write_table(table, out)
         _LOGGER.info("%d predictions written to %s", len(table), out)
@@ -513,7 +545,7 @@ def _seed(text: str) -> int:
     return value
 
 
-def _common_options(suppress: bool) -> argparse.ArgumentParser:
+def _common_options(suppress: bool) -> _Parser:
     """Options accepted before and after the command name."""
     default: Callable[[Any], Any] = (
         (lambda _: argparse.SUPPRESS) if suppress else (lambda value: value)
@@ -525,7 +557,7 @@ def _common_options(suppress: bool) -> argparse.ArgumentParser:
     )  # fmt: skip
     parent.add_argument(
         "-v", "--verbose", dest="verbose", action="count", default=default(0),
-        help="more progress on stderr (-vv for debug messages)",
+        help="debug messages and Optuna's log of each trial on stderr",
     )  # fmt: skip
     parent.add_argument(
         "-q", "--quiet", dest="quiet", action="store_true", default=default(False),
@@ -541,7 +573,7 @@ def _common_options(suppress: bool) -> argparse.ArgumentParser:
 def _search_options(parser: argparse.ArgumentParser, time_budget: float | None) -> None:
     parser.add_argument(
         "--time-budget", type=_positive_float, default=time_budget, metavar="S",
-        help="seconds of search (default: %(default)s)",
+        help="seconds for the search and the final refit (default: %(default)s)",
     )  # fmt: skip
     parser.add_argument(
         "--n-trials", type=_positive_int, default=None, metavar="N",
@@ -554,7 +586,13 @@ def _search_options(parser: argparse.ArgumentParser, time_budget: float | None) 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Return the ``autocat`` argument parser with its four commands."""
+    """Return the ``autocat`` argument parser with its four commands.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Its errors raise :class:`UsageError` instead of exiting.
+    """
     parser = _Parser(
         prog="autocat",
         description="Learn from tables with dirty, high-cardinality string columns.",
@@ -596,19 +634,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to save the model (default: DATA's name + .autocat, here)",
     )  # fmt: skip
     fit.add_argument("--report", metavar="HTML", help="also write the HTML report")
-    fit.add_argument("--task", choices=_TASKS, default="auto")
+    fit.add_argument(
+        "--task", choices=_TASKS, default="auto",
+        help="default: inferred from the target",
+    )  # fmt: skip
     fit.add_argument(
         "--metric", default=None, help="a scikit-learn scorer name (default: the "
         "paper's: r2, average_precision or accuracy)",
     )  # fmt: skip
     fit.add_argument(
-        "--cv", type=_positive_int, default=5, help="cross-validation folds"
-    )
+        "--cv", type=_positive_int, default=5, metavar="K",
+        help="cross-validation folds (default: %(default)s)",
+    )  # fmt: skip
     fit.add_argument(
         "--storage", default=None, metavar="URL",
         help="optuna storage shared by parallel runs, e.g. sqlite:///study.db",
     )  # fmt: skip
-    fit.add_argument("--n-jobs", type=int, default=1, help="parallel trials")
+    fit.add_argument(
+        "--n-jobs", type=int, default=1, metavar="N",
+        help="threads: trials run side by side (default: 1; -1: all cores)",
+    )  # fmt: skip
     fit.set_defaults(handler=_cmd_fit)
 
     predict = commands.add_parser(
@@ -645,9 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
 @contextlib.contextmanager
 def _logging_to_stderr(verbosity: int) -> Iterator[None]:
     """Send autocat's (and optuna's) log records to stderr for one command."""
-    level = {-1: logging.WARNING, 0: logging.INFO, 1: logging.INFO}.get(
-        verbosity, logging.DEBUG
-    )
+    level = {-1: logging.WARNING, 0: logging.INFO}.get(verbosity, logging.DEBUG)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
     previous = _LOGGER.level, _LOGGER.propagate
@@ -656,7 +699,7 @@ def _logging_to_stderr(verbosity: int) -> Iterator[None]:
     _LOGGER.propagate = False
     optuna_logger = logging.getLogger("optuna")
     optuna_level = optuna_logger.level
-    if verbosity < 2:
+    if verbosity < 1:
         optuna_logger.setLevel(logging.WARNING)
     try:
         yield

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 
 import optuna
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
@@ -80,16 +81,28 @@ print(f"best R² {search.best_score_:.4f} with {search.best_params_}")
 # ## 3. Distributions with `OptunaSearchCV`
 #
 # `param_distributions` gives Optuna distributions keyed by pipeline
-# parameter, the form `OptunaSearchCV` takes.
+# parameter, the form `OptunaSearchCV` takes. The space is plain data: here we
+# narrow the encoder's dimension to keep the search short (and, in small
+# mode, keep to min-hash, whose encoding costs no fitting).
 
 # %%
 distributions = autocat.param_distributions("regression")
 print("searched:", sorted(distributions))
+distributions["vectorizer__n_components"] = optuna.distributions.IntDistribution(
+    8, 64, log=True
+)
+if SMALL:
+    distributions["vectorizer__high_cardinality"] = (
+        optuna.distributions.CategoricalDistribution(["minhash"])
+    )
 try:
     from optuna_integration import OptunaSearchCV
 except ImportError:
     print("OptunaSearchCV needs optuna-integration: pip install optuna-integration")
 else:
+    # OptunaSearchCV is marked experimental; its warnings say nothing about the data
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    warnings.filterwarnings("ignore", category=FutureWarning, module="optuna")
     tic = time.perf_counter()
     search = OptunaSearchCV(
         autocat.Recipe(task="regression").build(),

@@ -378,3 +378,40 @@ def test_demo_with_its_defaults_finishes_in_time(capsys, tmp_path, monkeypatch):
     assert "seed: 0" in out
     assert f"report written to {(tmp_path / cli.DEMO_REPORT).resolve()}" in out
     assert elapsed < 100, elapsed
+
+
+def test_quiet_silences_logs_and_handlers_do_not_leak(
+    capsys, fitted_model, salaries_csv
+):
+    import logging
+
+    _, model, _ = fitted_model
+    logger = logging.getLogger("autocat")
+    handlers = list(logger.handlers)
+    code, out, err = run(capsys, "predict", str(model), str(salaries_csv), "-q")
+    assert code == 0 and err == ""
+    assert out.startswith("Salary_predicted")
+    code, _, err = run(capsys, "-v", "predict", str(model), str(salaries_csv))
+    assert code == 0 and "holds the target" in err
+    assert logger.handlers == handlers
+
+
+def test_predict_reordered_columns_and_unseen_labels(capsys, tmp_path):
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(
+        {"job": rng.choice(["nurse", "driver", "clerk"], 50), "x": rng.normal(size=50)}
+    )
+    frame["kind"] = np.where(frame["x"] > 0, "up", "down")
+    data, model = tmp_path / "train.csv", tmp_path / "m.autocat"
+    frame.to_csv(data, index=False)
+    code, _, err = run(capsys, "fit", str(data), "--target", "kind", "--n-trials",
+                       "1", "--cv", "2", "-q", "--out", str(model))  # fmt: skip
+    assert code == 0, err
+    new = frame[["x", "kind", "job"]].copy()  # other order, an unseen label
+    new.loc[0, "kind"] = "sideways"
+    new_path = tmp_path / "new.csv"
+    new.to_csv(new_path, index=False)
+    code, out, err = run(capsys, "predict", str(model), str(new_path))
+    assert code == 0, err
+    assert "could not score the labelled rows" in err
+    assert len(out.strip().splitlines()) == 51

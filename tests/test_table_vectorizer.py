@@ -517,3 +517,14 @@ def test_strict_user_encoder_sees_missing_values_only_when_there_are_some():
     )
     with pytest.raises(ValueError, match="unknown categories"):
         vectorizer.transform(pd.DataFrame({"c": ["a", None, "zzz"]}))
+
+
+def test_pickle_round_trip():
+    import pickle
+
+    df = _messy_frame()
+    vectorizer = TableVectorizer().fit(df)
+    restored = pickle.loads(pickle.dumps(vectorizer))
+    assert restored.column_kinds_ == vectorizer.column_kinds_
+    assert restored.describe().equals(vectorizer.describe())
+    np.testing.assert_array_equal(restored.transform(df), vectorizer.transform(df))
