@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_limits
 from autocat._dataframe import column_values, n_rows, to_2d
 from autocat._factorize import factorize_strings
 from autocat._gamma_poisson_kernels import e_step, fit_batches, row_sums
-from autocat._ngrams import NgramVocabulary, hash_keys
+from autocat._ngrams import NgramVocabulary, check_ngram_range, hash_keys
 from autocat._sklearn_compat import (
     Interval,
     StrOptions,
@@ -268,17 +268,7 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
         self.handle_missing = handle_missing
 
     def _check_params(self) -> None:
-        low_high = self.ngram_range
-        if (
-            len(low_high) != 2
-            or not all(isinstance(n, Integral) for n in low_high)
-            or not 1 <= low_high[0] <= low_high[1]
-        ):
-            raise ValueError(
-                "The 'ngram_range' parameter of GammaPoissonEncoder must be a tuple "
-                f"(min_n, max_n) of integers with 1 <= min_n <= max_n. Got "
-                f"{low_high!r} instead."
-            )
+        check_ngram_range(self.ngram_range, type(self).__name__)
 
     # ------------------------------------------------------------------ fitting
 

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from autocat._dataframe import check_not_empty, column_values, n_rows, to_2d
 from autocat._factorize import factorize_strings
 from autocat._murmur import minhash_strings
-from autocat._ngrams import pack_normalized
+from autocat._ngrams import check_ngram_range, pack_normalized
 from autocat._sklearn_compat import (
     Interval,
     StrOptions,
@@ -141,17 +141,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
-        low_high = self.ngram_range
-        if (
-            len(low_high) != 2
-            or not all(isinstance(n, Integral) for n in low_high)
-            or not 1 <= low_high[0] <= low_high[1]
-        ):
-            raise ValueError(
-                "The 'ngram_range' parameter of MinHashEncoder must be a tuple "
-                f"(min_n, max_n) of integers with 1 <= min_n <= max_n. Got "
-                f"{low_high!r} instead."
-            )
+        check_ngram_range(self.ngram_range, type(self).__name__)
         if self.minmax and self.n_components % 2:
             raise ValueError(
                 "With minmax=True, the 'n_components' parameter of MinHashEncoder "

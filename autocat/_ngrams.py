@@ -10,6 +10,8 @@ creating a Python object per n-gram.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from numbers import Integral
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -49,6 +51,28 @@ def normalize(string: str) -> str:
     ' police officer '
     """
     return " " + " ".join(string.lower().split()) + " "
+
+
+def check_ngram_range(ngram_range: Any, estimator_name: str) -> None:
+    """Raise a ``ValueError`` unless ``ngram_range`` is ``(min_n, max_n)``, valid.
+
+    Parameters
+    ----------
+    ngram_range : object
+        The value of an encoder's ``ngram_range`` parameter.
+    estimator_name : str
+        Named in the error message.
+    """
+    if (
+        len(ngram_range) != 2
+        or not all(isinstance(n, Integral) for n in ngram_range)
+        or not 1 <= ngram_range[0] <= ngram_range[1]
+    ):
+        raise ValueError(
+            f"The 'ngram_range' parameter of {estimator_name} must be a tuple "
+            "(min_n, max_n) of integers with 1 <= min_n <= max_n. Got "
+            f"{ngram_range!r} instead."
+        )
 
 
 def char_ngrams(string: str, ngram_range: tuple[int, int] = (2, 4)) -> set[str]:

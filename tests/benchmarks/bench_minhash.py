@@ -34,9 +34,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import autocat  # noqa: E402
-from autocat import MinHashEncoder  # noqa: E402
-from dirty_strings import make_dirty_strings  # noqa: E402
+from dirty_strings import make_dirty_strings
+
+import autocat
+from autocat import MinHashEncoder
 
 
 def timed(function, repeat):
@@ -86,7 +87,8 @@ def main(argv=None):
     print(
         f"autocat MinHashEncoder          {ours_s:8.3f} s  {n / ours_s:12,.0f} rows/s  "
         f"peak {peak / 2**20:7.1f} MiB = output {ours.nbytes / 2**20:.1f} MiB "
-        f"+ {extra / 2**20:.1f} MiB (distinct strings: {distinct_bytes / 2**20:.1f} MiB)"
+        f"+ {extra / 2**20:.1f} MiB "
+        f"(distinct strings: {distinct_bytes / 2**20:.1f} MiB)"
     )
     pyarrow_frame = frame.astype({"title": "str"})
     arrow_s, _ = timed(lambda: encoder.transform(pyarrow_frame), args.repeat)
