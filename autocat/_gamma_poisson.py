@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 
 from autocat._dataframe import column_values, n_rows, to_2d
 from autocat._factorize import factorize_strings
-from autocat._gamma_poisson_kernels import e_step, fit_batches
+from autocat._gamma_poisson_kernels import e_step, fit_batches, row_sums
 from autocat._ngrams import NgramVocabulary, hash_keys
 from autocat._sklearn_compat import (
     Interval,
@@ -109,8 +109,7 @@ class _ColumnModel:
 
 def _initial_activations(indptr, data, n_components, alpha, beta):
     """Uniform activations whose total is the E-step fixed point's total."""
-    cumulative = np.concatenate([[0.0], np.cumsum(data, dtype=np.float64)])
-    totals = cumulative[indptr[1:]] - cumulative[indptr[:-1]]
+    totals = row_sums(indptr, data)
     total = (totals + n_components * (alpha - 1.0)) / (1.0 + 1.0 / beta)
     return np.repeat((total / n_components)[:, None], n_components, axis=1)
 

@@ -27,11 +27,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["e_step", "fit_batches"]
+__all__ = ["e_step", "fit_batches", "row_sums"]
 
 # Floor of (x Lambda)_j: keeps ratios finite for n-grams no topic explains yet.
 _TINY = 1e-300
 _RESCALE_ABOVE = 1e100
+
+
+@njit(cache=True, nogil=True)
+def row_sums(indptr, data):  # pragma: no cover - compiled
+    """Sum of each CSR row, in float64."""
+    out = np.zeros(indptr.shape[0] - 1)
+    for row in range(out.shape[0]):
+        total = 0.0
+        for p in range(indptr[row], indptr[row + 1]):
+            total += data[p]
+        out[row] = total
+    return out
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "arcp"})
