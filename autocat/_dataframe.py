@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from autocat._factorize import _factorize_objects
+from autocat._factorize import factorize_values
 
 __all__ = [
     "check_input_names",
@@ -299,19 +299,14 @@ def factorize(column: Any) -> tuple[np.ndarray, np.ndarray]:
             values = column.cast(pl.String).to_pandas()
         else:
             values = column.to_numpy()
-    if isinstance(values, pd.Series) and values.dtype == object:
-        values = values.to_numpy()
-    if isinstance(values, np.ndarray) and values.dtype == object:
-        codes, uniques = _factorize_objects(values)
-    else:
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    codes, uniques = factorize_values(values)
     if isinstance(uniques, pd.Index | pd.Categorical):
         uniques = np.asarray(
             uniques, dtype="datetime64[ns]" if uniques.dtype.kind == "M" else object
         )
     elif uniques.dtype.kind not in "OM":
         uniques = uniques.astype(object)
-    return np.asarray(codes, dtype=np.intp), uniques
+    return codes, uniques
 
 
 def input_names(estimator: Any, X: Any, *, reset: bool) -> list[str]:

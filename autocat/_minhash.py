@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from autocat._dataframe import check_not_empty, column_values, n_rows, to_2d
-from autocat._factorize import factorize_strings
+from autocat._factorize import factorize_strings, take_rows
 from autocat._murmur import minhash_strings
 from autocat._ngrams import check_ngram_range, pack_normalized
 from autocat._sklearn_compat import (
@@ -24,7 +24,6 @@ from autocat._sklearn_compat import (
 
 __all__ = ["MinHashEncoder"]
 
-_UINT32_MAX = 2**32 - 1
 # Below this many distinct values, threads cost more than they save.
 _MIN_VALUES_PER_THREAD = 2_000
 
@@ -192,9 +191,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         out = np.empty((n_rows(X), d * len(names)), dtype=np.float32)
         for index, name in enumerate(names):
             codes, table = self._encode_distinct(column_values(X, index), name)
-            # codes are valid indices: mode='clip' avoids the buffered 'raise' mode
-            block = out[:, index * d : (index + 1) * d]
-            np.take(table, codes, axis=0, out=block, mode="clip")
+            take_rows(table, codes, out[:, index * d : (index + 1) * d])
         return out
 
     def _input_names(self) -> list[str]:
@@ -203,32 +200,29 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
     def _encode_distinct(self, values: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Hash the distinct values of one column.
 
-        Returns ``codes`` (row -> row of ``table``) and ``table``, whose last row is
-        the encoding of a missing value.
+        Returns ``codes`` (row -> row of ``table``, -1 for a missing value) and
+        ``table``, whose last row is the encoding of a missing value.
         """
         codes, strings = factorize_strings(values, name)
         n_distinct = len(strings)
-        missing_code = codes < 0
-        if missing_code.any():
-            if self.handle_missing == "error":
-                first = int(np.flatnonzero(missing_code)[0])
+        if self.handle_missing == "error":
+            missing = np.flatnonzero(codes < 0)
+            if missing.size:
                 raise ValueError(
-                    f"Column {name!r} has {int(missing_code.sum())} missing value(s), "
-                    f"the first at row {first}, and handle_missing='error'. Fill them "
+                    f"Column {name!r} has {missing.size} missing value(s), the first "
+                    f"at row {missing[0]}, and handle_missing='error'. Fill them "
                     "(e.g. df[col].fillna('missing')) or use handle_missing='zero' "
                     "or 'nan'."
                 )
-            codes[missing_code] = n_distinct
         table = np.empty((n_distinct + 1, self.n_components), dtype=np.float32)
-        table[:n_distinct] = self._hash(strings)
+        self._hash(strings, table[:n_distinct])
         table[n_distinct] = np.nan if self.handle_missing == "nan" else 0.0
         return codes, table
 
-    def _hash(self, strings: list[str]) -> np.ndarray:
-        """Min-hash ``strings`` into a float32 array of shape (len, n_components)."""
+    def _hash(self, strings: list[str], out: np.ndarray) -> None:
+        """Min-hash ``strings`` into ``out``, float32 of shape (len, n_components)."""
         n_seeds = self.n_components // 2 if self.minmax else self.n_components
         codepoints, offsets = pack_normalized(strings)
-        hashes = np.empty((len(strings), self.n_components), dtype=np.uint32)
         low, high = self.ngram_range
         n_threads = min(
             effective_n_jobs(self.n_jobs),
@@ -239,7 +233,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         def run(part: int) -> None:
             minhash_strings(
                 codepoints, offsets, bounds[part], bounds[part + 1],
-                low, high, n_seeds, self.minmax, hashes,
+                low, high, n_seeds, self.minmax, out, True,
             )  # fmt: skip
 
         if n_threads == 1:
@@ -247,10 +241,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         else:
             with ThreadPoolExecutor(n_threads) as pool:
                 list(pool.map(run, range(n_threads)))
-        # float64 division then rounding to float32, as the reference does
-        encoded = (hashes / _UINT32_MAX).astype(np.float32)
-        encoded[np.fromiter((s == "" for s in strings), bool, len(strings))] = 0.0
-        return encoded
+        out[np.fromiter((s == "" for s in strings), bool, len(strings))] = 0.0
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Get the output feature names, ``<column>_<j>``.

@@ -26,6 +26,7 @@ _C2 = np.uint64(0x1B873593)
 _N = np.uint64(0xE6546B64)
 _F1 = np.uint64(0x85EBCA6B)
 _F2 = np.uint64(0xC2B2AE35)
+_UINT32_MAX = 4294967295.0
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -103,7 +104,16 @@ def murmurhash3_32(data, seed):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def minhash_strings(
-    codepoints, offsets, first, last, ngram_min, ngram_max, n_seeds, minmax, out
+    codepoints,
+    offsets,
+    first,
+    last,
+    ngram_min,
+    ngram_max,
+    n_seeds,
+    minmax,
+    out,
+    to_unit=False,
 ):  # pragma: no cover - compiled
     """Min-hash (and max-hash) of the packed strings ``first`` to ``last - 1``.
 
@@ -125,8 +135,11 @@ def minhash_strings(
         Seeds ``0 .. n_seeds - 1``.
     minmax : bool
         Also write the maxima.
-    out : ndarray of uint32 of shape (n_strings, n_seeds * (1 + minmax))
-        Written in place.
+    out : ndarray of shape (n_strings, n_seeds * (1 + minmax))
+        Written in place: uint32 hashes, or with ``to_unit`` float32 hashes divided
+        by ``2**32 - 1`` (in float64, then rounded, as numpy would).
+    to_unit : bool, default=False
+        Scale the hashes to [0, 1].
     """
     buffer = np.empty(4 * ngram_max, dtype=np.uint8)
     words = np.empty(ngram_max + 1, dtype=np.uint64)
@@ -172,7 +185,13 @@ def minhash_strings(
                         low[j] = min(low[j], h)
                         high[j] = max(high[j], h)
         for j in range(n_seeds):
-            out[i, j] = low[j]
+            if to_unit:
+                out[i, j] = np.float64(low[j]) / _UINT32_MAX
+            else:
+                out[i, j] = low[j]
         if minmax:
             for j in range(n_seeds):
-                out[i, n_seeds + j] = high[j]
+                if to_unit:
+                    out[i, n_seeds + j] = np.float64(high[j]) / _UINT32_MAX
+                else:
+                    out[i, n_seeds + j] = high[j]

@@ -36,6 +36,7 @@ from autocat._dataframe import (
     to_float,
 )
 from autocat._datetime import DatetimeEncoder
+from autocat._factorize import take_rows
 from autocat._minhash import MinHashEncoder
 from autocat._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 
@@ -530,12 +531,8 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             if piece.source is not None:
                 target[:, 0] = to_float(piece.source)
             elif piece.table is not None:
-                codes = piece.codes
-                n_table = len(piece.table)
-                rows = np.where(codes < 0, n_table - 1, codes)
-                # mode="clip" writes straight into the strided slice; "raise"
-                # would buffer the whole block first (rows are all valid here)
-                np.take(piece.table, rows, axis=0, out=target, mode="clip")
+                # missing values (code -1) take the table's last row
+                take_rows(piece.table, piece.codes, target)
             elif piece.block is not None:
                 target[:] = piece.block
 

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from autocat._factorize import factorize_strings
+from autocat._factorize import factorize_strings, factorize_values, take_rows
 
 
 def test_same_result_as_pandas_on_repeated_objects(rng):
@@ -54,3 +54,22 @@ def test_empty_column():
 def test_bytes_are_rejected_with_the_column_name():
     with pytest.raises(TypeError, match=r"Column 'name' holds bytes values.*decode"):
         factorize_strings(["ok", b"raw"], "name")
+
+
+def test_many_distinct_objects_grow_the_identity_table(rng):
+    # more than 512 distinct objects: the compiled hash table doubles several times
+    pool = np.array([f"v{i}" for i in range(5_000)] + [None], dtype=object)
+    values = pool[rng.integers(0, len(pool), size=20_000)]
+    codes, uniques = factorize_values(values)
+    expected_codes, expected_uniques = pd.factorize(values, use_na_sentinel=True)
+    assert codes.dtype == np.int32
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert uniques.tolist() == expected_uniques.tolist()
+
+
+def test_take_rows_writes_a_strided_slice_and_missing_rows():
+    table = np.arange(6, dtype=np.float32).reshape(3, 2)  # last row: missing
+    out = np.full((4, 5), -1.0, dtype=np.float32)
+    take_rows(table, np.array([1, -1, 0, 1], dtype=np.int32), out[:, 1:3])
+    np.testing.assert_array_equal(out[:, 1:3], table[[1, 2, 0, 1]])
+    assert (out[:, [0, 3, 4]] == -1).all()
