@@ -9,12 +9,13 @@ from __future__ import annotations
 import sys
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from autocat._factorize import factorize_values
+from autocat._factorize import factorize_values, take_rows
 
 __all__ = [
     "check_input_names",
@@ -23,6 +24,7 @@ __all__ = [
     "column_values",
     "columns_of",
     "dtype_name",
+    "encode_columns",
     "factorize",
     "input_names",
     "is_pandas",
@@ -101,6 +103,37 @@ def to_2d(X: Any, *, estimator_name: str) -> Any:
             "your data with array.reshape(-1, 1) if it holds a single column."
         )
     return array
+
+
+def encode_columns(
+    X: Any,
+    n_columns: int,
+    width: int,
+    encode_distinct: Callable[[int, Any], tuple[np.ndarray, np.ndarray]],
+) -> np.ndarray:
+    """Encode each column of ``X`` on its distinct values, then gather the rows.
+
+    Parameters
+    ----------
+    X : DataFrame or 2-D array
+        The input, already checked.
+    n_columns : int
+        Number of columns of ``X``.
+    width : int
+        Number of outputs per column.
+    encode_distinct : callable
+        ``encode_distinct(index, values) -> (codes, table)``: row codes (-1 where
+        missing) and one float32 row per distinct value, then the missing row.
+
+    Returns
+    -------
+    ndarray of float32 of shape (n_rows, n_columns * width)
+    """
+    out = np.empty((n_rows(X), n_columns * width), dtype=np.float32)
+    for index in range(n_columns):
+        codes, table = encode_distinct(index, column_values(X, index))
+        take_rows(table, codes, out[:, index * width : (index + 1) * width])
+    return out
 
 
 def check_not_empty(X: Any, *, estimator_name: str) -> None:

@@ -19,7 +19,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from autocat._dataframe import column_values, n_rows, to_2d
+from autocat._dataframe import column_values, encode_columns, to_2d
 from autocat._factorize import factorize_strings
 from autocat._gamma_poisson_kernels import e_step, fit_batches, row_sums
 from autocat._ngrams import NgramVocabulary, check_ngram_range, hash_keys
@@ -498,17 +498,15 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "topic_labels_")
         X = to_2d(X, estimator_name=type(self).__name__)
         validate_data(self, X, skip_check_array=True, reset=False)
-        d = self._models[0].A_hat.shape[1]
-        out = np.empty((n_rows(X), d * len(self._models)), dtype=np.float32)
-        for index, name in enumerate(self._input_names()):
-            codes, table = self._encode_distinct(
-                self._models[index], column_values(X, index), name
-            )
-            block = out[:, index * d : (index + 1) * d]
-            np.take(
-                table, np.where(codes < 0, len(table) - 1, codes), axis=0, out=block
-            )
-        return out
+        names = self._input_names()
+        return encode_columns(
+            X,
+            len(self._models),
+            self._models[0].A_hat.shape[1],
+            lambda index, values: self._encode_distinct(
+                self._models[index], values, names[index]
+            ),
+        )
 
     def _encode_distinct(self, model: _ColumnModel, values: Any, name: str):
         codes, strings = self._factorize(values, name)

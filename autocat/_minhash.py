@@ -11,8 +11,8 @@ from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from autocat._dataframe import check_not_empty, column_values, n_rows, to_2d
-from autocat._factorize import factorize_strings, take_rows
+from autocat._dataframe import check_not_empty, encode_columns, to_2d
+from autocat._factorize import factorize_strings
 from autocat._murmur import minhash_strings
 from autocat._ngrams import check_ngram_range, pack_normalized
 from autocat._sklearn_compat import (
@@ -187,12 +187,12 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         X = to_2d(X, estimator_name=type(self).__name__)
         validate_data(self, X, skip_check_array=True, reset=False)
         names = self._input_names()
-        d = self.n_components
-        out = np.empty((n_rows(X), d * len(names)), dtype=np.float32)
-        for index, name in enumerate(names):
-            codes, table = self._encode_distinct(column_values(X, index), name)
-            take_rows(table, codes, out[:, index * d : (index + 1) * d])
-        return out
+        return encode_columns(
+            X,
+            len(names),
+            self.n_components,
+            lambda index, values: self._encode_distinct(values, names[index]),
+        )
 
     def _input_names(self) -> list[str]:
         return [str(name) for name in _check_feature_names_in(self, None)]
