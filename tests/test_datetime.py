@@ -3,15 +3,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from autocat import DatetimeEncoder
 from autocat._datetime import encode_nanoseconds
-
-
-@parametrize_with_checks([DatetimeEncoder()])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def test_parts_match_pandas_over_four_centuries():

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.compose import make_column_transformer
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from autocat import GammaPoissonEncoder, MinHashEncoder
 from autocat._ngrams import char_ngrams, count_ngrams, pack_normalized, pack_strings
@@ -28,14 +27,6 @@ TITLES = [
 
 def titles_frame(n_repeats: int = 3) -> pd.DataFrame:
     return pd.DataFrame({"title": TITLES * n_repeats})
-
-
-@parametrize_with_checks(
-    [GammaPoissonEncoder(n_components=3, random_state=0)],
-    expected_failed_checks=lambda estimator: {},
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # ------------------------------------------------------------------ n-gram counts

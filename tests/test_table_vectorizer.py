@@ -7,7 +7,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.preprocessing import OneHotEncoder
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from autocat import DatetimeEncoder, MinHashEncoder, TableVectorizer
 from autocat._column_kinds import KINDS
@@ -134,11 +133,6 @@ def test_polars_gives_same_values_as_pandas():
     got = vectorizer.fit_transform(pl.from_pandas(df))
     assert vectorizer.column_kinds_ == EXPECTED_KINDS
     np.testing.assert_array_equal(got, expected)
-
-
-@parametrize_with_checks([TableVectorizer()])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def test_params_are_plain_and_reach_sub_estimators():
