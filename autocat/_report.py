@@ -12,7 +12,8 @@ opens offline. The page shows, in order:
 3. the optimisation history and the leaderboard of trials;
 4. permutation importances, one per original column;
 5. for Gamma-Poisson columns, the inferred topic labels and the activations of
-   the most frequent categories;
+   the most frequent categories (when min-hash won, topics fitted on the sample
+   for the report, to show what the dirty columns are made of);
 6. the best parameters and the versions that produced the result.
 """
 
@@ -40,6 +41,8 @@ _LEADERBOARD_ROWS = 20
 _TOPIC_CATEGORIES = 15
 _TOP_WORDS = 5
 _IMPORTANCE_REPEATS = 5
+_REPORT_TOPICS = 8
+_MAX_REPORT_TOPIC_COLUMNS = 4
 
 
 @dataclasses.dataclass
@@ -125,7 +128,9 @@ def write_report(result: AutoResult, path: str | Path) -> Path:
     -----
     Permutation importances are computed here on the result's sample of at most
     2,000 training rows, ``5`` repeats per column: one prediction of the whole
-    pipeline per column and repeat, typically a few seconds.
+    pipeline per column and repeat, typically a few seconds. When no column is
+    encoded by Gamma-Poisson, an 8-topic :class:`GammaPoissonEncoder` is fitted
+    on the sample of up to 4 high-cardinality columns, for interpretation only.
     """
     path = Path(path)
     if path.is_dir():
@@ -173,7 +178,7 @@ def collect_report_data(result: AutoResult) -> ReportData:
         leaderboard=_records(result.leaderboard_, index=False),
         history=_history(result),
         importances=importances,
-        topics=_topics(vectorizer, result.sample_[0]),
+        topics=_topics(vectorizer, result.sample_[0], result.random_state),
         best_params=dict(result.best_params_),
         summary=str(result.summary()),
         versions=_versions(),
@@ -246,13 +251,40 @@ def _importances(result: AutoResult) -> tuple[list[tuple[str, float, float]], st
     return rows, note
 
 
-def _topics(vectorizer: Any, X: pd.DataFrame) -> list[dict[str, Any]]:
+def _topics(
+    vectorizer: Any, X: pd.DataFrame, random_state: int | None = 0
+) -> list[dict[str, Any]]:
+    """Topics of the Gamma-Poisson columns, or of topics fitted for the report.
+
+    When the pipeline encodes no column with Gamma-Poisson (min-hash won), a
+    :class:`GammaPoissonEncoder` is fitted on the sample of each
+    high-cardinality column (at most :data:`_MAX_REPORT_TOPIC_COLUMNS`) so that
+    the report still tells what the dirty columns are made of; those entries
+    have ``fitted_for_report=True``.
+    """
     from autocat._gamma_poisson import GammaPoissonEncoder
 
+    encoders = [
+        (column, encoder, False)
+        for column, encoder in vectorizer.transformers_.items()
+        if isinstance(encoder, GammaPoissonEncoder) and column in X.columns
+    ]
+    if not encoders:
+        high = [
+            column
+            for column, kind in vectorizer.column_kinds_.items()
+            if kind == "high_cardinality" and column in X.columns
+        ][:_MAX_REPORT_TOPIC_COLUMNS]
+        for column in high:
+            values = _as_text(X[column])
+            if values.nunique() < 2:
+                continue
+            encoder = GammaPoissonEncoder(
+                n_components=_REPORT_TOPICS, random_state=random_state
+            ).fit(pd.DataFrame({column: values}))
+            encoders.append((column, encoder, True))
     topics = []
-    for column, encoder in vectorizer.transformers_.items():
-        if not isinstance(encoder, GammaPoissonEncoder) or column not in X.columns:
-            continue
+    for column, encoder, fitted_for_report in encoders:
         counts = X[column].dropna().astype(str).value_counts(sort=True)
         categories = sorted(counts.index[:_TOPIC_CATEGORIES], key=lambda c: -counts[c])
         activations = np.asarray(
@@ -267,9 +299,19 @@ def _topics(vectorizer: Any, X: pd.DataFrame) -> list[dict[str, Any]]:
                 "top_words": words,
                 "categories": [str(c) for c in categories],
                 "activations": activations.tolist(),
+                "fitted_for_report": fitted_for_report,
             }
         )
     return topics
+
+
+def _as_text(values: pd.Series) -> pd.Series:
+    """Return the column as encoders get it: ``str``, ``None`` where missing."""
+    return pd.Series(
+        [None if pd.isna(v) else str(v) for v in values],
+        index=values.index,
+        dtype=object,
+    )
 
 
 def _versions() -> dict[str, str]:
@@ -547,6 +589,12 @@ def _topics_section(data: ReportData) -> str:
             title=f"topic activations of {topic['column']}",
         )
         parts.append(f"<h3>{escape(topic['column'])}</h3>")
+        if topic.get("fitted_for_report"):
+            parts.append(
+                '<p class="note">The model encodes this column with min-hash; these '
+                f"{len(topic['labels'])} topics were fitted on the sampled rows for "
+                "this report only, to show what the column is made of.</p>"
+            )
         parts.append(_table(words))
         parts.append(f'<div class="chart" style="margin-top:10px">{chart}</div>')
     return "".join(parts)

@@ -353,7 +353,7 @@ def test_fit_default_model_name(capsys, salaries_csv, tmp_path, monkeypatch):
 
 def test_demo_on_a_sample_of_the_bundled_table(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code, out, err = run(capsys, "demo", "--rows", "300", "--n-trials", "1",
+    code, out, err = run(capsys, "demo", "--rows", "200", "--n-trials", "1",
                          "--seed", "7", "--format", "json")  # fmt: skip
     assert code == 0, err
     payload = json.loads(out)
@@ -361,7 +361,7 @@ def test_demo_on_a_sample_of_the_bundled_table(capsys, tmp_path, monkeypatch):
     assert payload["task"] == "regression" and payload["seed"] == 7
     report = tmp_path / cli.DEMO_REPORT
     assert payload["report"] == str(report.resolve())
-    assert "Employee Salaries (300 rows" in err
+    assert "Employee Salaries (200 rows" in err
     html = report.read_text()
     assert "employee_position_title" in html
 

@@ -41,6 +41,8 @@ def test_recipe_runs_in_small_mode(recipe, tmp_path):
         check=False,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
+    if "Nothing was measured" in completed.stdout:  # needs ../shared/data
+        pytest.skip(completed.stdout.strip().splitlines()[-1])
     lines = completed.stdout.strip().splitlines()
     assert lines, f"{recipe.name} printed nothing"
     # each recipe ends by printing what it measured: at least one number

@@ -320,3 +320,27 @@ def test_topics_of_gamma_poisson_columns():
     )
     html = render_report(make_data(topics=[topic]))
     assert topic["labels"][0].split(",")[0] in html
+
+
+def test_topics_are_fitted_for_the_report_when_min_hash_won():
+    import numpy as np
+    import pandas as pd
+
+    import autocat
+    from autocat._report import _topics
+
+    rng = np.random.default_rng(0)
+    titles = [f"{a} {b}" for a in ("police", "fire", "nurse", "bus", "library")
+              for b in ("officer", "aide", "manager", "driver", "clerk",
+                        "supervisor", "assistant")]  # fmt: skip
+    X = pd.DataFrame({"title": rng.choice(titles, 200), "n": rng.normal(size=200)})
+    X.loc[:4, "title"] = None
+    vectorizer = autocat.TableVectorizer(cardinality_threshold=10).fit(X)
+    assert vectorizer.column_kinds_["title"] == "high_cardinality"
+    (topic,) = _topics(vectorizer, X, random_state=0)
+    assert topic["fitted_for_report"] is True
+    assert len(topic["labels"]) == 8
+    assert np.asarray(topic["activations"]).shape == (15, 8)
+    assert _topics(vectorizer, X, random_state=0) == [topic]  # deterministic
+    html = render_report(make_data(topics=[topic]))
+    assert "fitted on the sampled rows for this report only" in html
