@@ -59,8 +59,11 @@ FAMILIES = (
 # known to hold numbers.
 MISSING_TOKENS = frozenset({"", "nan", "na", "n/a", "null", "none", "-", "?"})
 
+# A mantissa with at least one digit ("12", "1,234.5", "3.", ".5"), then an optional
+# exponent: "E250" is a code, not a number.
 _NUMBER = re.compile(
-    r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d+)?", re.ASCII
+    r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?",
+    re.ASCII,
 )
 _HAS_DIGIT = re.compile(r"\d")
 _TIME = re.compile(

@@ -222,3 +222,15 @@ def test_object_columns_of_dates_and_times():
     times = _obj(dt.time(21, 37), dt.time(8, 5, 10, 500))
     decision = decide("object", times, 0, 2)
     assert (decision.kind, decision.conversion) == ("datetime", "time")
+
+
+@pytest.mark.parametrize(
+    ("text", "is_number"),
+    [
+        ("12", True), ("1,234.5", True), ("3.", True), (".5", True), ("-1e5", True),
+        ("E250", False), ("e5", False), (".", False), ("1,23", False), ("1.2.3", False),
+    ],
+)  # fmt: skip
+def test_number_strings_need_a_mantissa(text, is_number):
+    _, ok = parse_numbers(np.array([text], dtype=object))
+    assert bool(ok[0]) is is_number

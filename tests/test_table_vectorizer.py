@@ -522,3 +522,9 @@ def test_pickle_round_trip():
     assert restored.column_kinds_ == vectorizer.column_kinds_
     assert restored.describe().equals(vectorizer.describe())
     np.testing.assert_array_equal(restored.transform(df), vectorizer.transform(df))
+
+
+def test_codes_that_look_like_exponents_stay_strings():
+    frame = pd.DataFrame({"code": ["E250", "E150", "12"]})
+    vectorizer = TableVectorizer().fit(frame)
+    assert vectorizer.column_kinds_["code"] == "low_cardinality"
