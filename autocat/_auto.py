@@ -378,9 +378,16 @@ def auto_fit(
     params = dict(best.params)
     n_estimators = int(best.user_attrs.get("n_estimators", 100))
     refit_start = time.monotonic()
+    # The search leaves time for the refit; if it still runs late (a loaded
+    # machine), it may use the 10% slack of the budget before boosting stops, so
+    # that a slow refit keeps its trees rather than returning a stump.
+    refit_deadline = None
+    if deadline is not None and time_budget is not None:
+        refit_deadline = deadline + 0.1 * float(time_budget)
     pipeline = _refit(
-        X, y, task, params, n_estimators, int(random_state), total_threads, deadline
-    )
+        X, y, task, params, n_estimators, int(random_state), total_threads,
+        refit_deadline,
+    )  # fmt: skip
     refit_s = time.monotonic() - refit_start
     logger.info(
         "refit on %d rows in %.1fs (estimated %.1fs)",
