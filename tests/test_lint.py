@@ -1,4 +1,4 @@
-"""The code base stays ruff clean (lint rules and formatting in pyproject.toml)."""
+"""The code base stays ruff clean and strictly typed (settings in pyproject.toml)."""
 
 import shutil
 import subprocess
@@ -9,12 +9,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("command", [["check"], ["format", "--check"]])
-def test_ruff(command):
-    ruff = shutil.which("ruff")
-    if ruff is None:
-        pytest.skip("ruff is not installed (it is in the 'test' dependency group)")
+@pytest.mark.parametrize(
+    "command", [["ruff", "check", "."], ["ruff", "format", "--check", "."], ["mypy"]]
+)
+def test_lint(command):
+    program = shutil.which(command[0])
+    if program is None:
+        pytest.skip(f"{command[0]} is not installed (it is in the 'test' group)")
     result = subprocess.run(
-        [ruff, *command, "."], cwd=ROOT, capture_output=True, text=True
+        [program, *command[1:]], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr
