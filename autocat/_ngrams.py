@@ -395,6 +395,19 @@ def hash_keys(keys: np.ndarray, seed: int) -> np.ndarray:
         return h ^ (h >> np.uint64(31))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _find_slot(table_keys, table_ids, key):  # pragma: no cover - compiled
+    """Return the slot of ``key`` in the vocabulary table, or its free slot.
+
+    Open addressing with linear probing; the table size is a power of two.
+    """
+    size = table_keys.shape[0]
+    probe = np.int64(key & np.uint64(size - 1))
+    while table_ids[probe] >= 0 and table_keys[probe] != key:
+        probe = (probe + 1) & (size - 1)
+    return probe
+
+
 @njit(cache=True, nogil=True)
 def _rehash(table_keys, table_ids, size):  # pragma: no cover - compiled
     new_keys = np.zeros(size, dtype=np.uint64)
@@ -425,7 +438,6 @@ def _insert_keys(
     that takes the vocabulary past ``limit`` and returns
     ``(next string, n_columns)``; the caller grows the tables and resumes.
     """
-    size = table_keys.shape[0]
     for i in range(first, offsets.shape[0] - 1):
         if n_columns > limit:
             return i, n_columns
@@ -439,9 +451,7 @@ def _insert_keys(
                 if n < ngram_min:
                     continue
                 key = _mix(h, n)
-                probe = np.int64(key & np.uint64(size - 1))
-                while table_ids[probe] >= 0 and table_keys[probe] != key:
-                    probe = (probe + 1) & (size - 1)
+                probe = _find_slot(table_keys, table_ids, key)
                 if table_ids[probe] < 0:
                     table_keys[probe] = key
                     table_ids[probe] = n_columns
@@ -470,7 +480,6 @@ def _count_known(
     indptr = np.zeros(n_strings + 1, dtype=np.int64)
     marker = np.full(n_columns, -1, dtype=np.int64)
     where = np.empty(n_columns, dtype=np.int64)
-    size = table_keys.shape[0]
     write = 0
     for i in range(n_strings):
         start = offsets[i]
@@ -482,9 +491,7 @@ def _count_known(
                 if n < ngram_min:
                     continue
                 key = _mix(h, n)
-                probe = np.int64(key & np.uint64(size - 1))
-                while table_ids[probe] >= 0 and table_keys[probe] != key:
-                    probe = (probe + 1) & (size - 1)
+                probe = _find_slot(table_keys, table_ids, key)
                 column = table_ids[probe]
                 if column < 0:
                     continue  # unknown n-gram
