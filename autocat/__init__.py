@@ -1,12 +1,13 @@
 """autocat: learn from tables with dirty, high-cardinality string columns."""
 
 from autocat import datasets as datasets
-from autocat._auto import AutoResult, auto_fit
+from autocat._auto import auto_fit
 from autocat._datetime import DatetimeEncoder
 from autocat._gamma_poisson import GammaPoissonEncoder
 from autocat._minhash import MinHashEncoder
 from autocat._persistence import load
 from autocat._recipe import Recipe
+from autocat._result import AutoResult
 from autocat._search_space import (
     param_distributions,
     param_grid,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from autocat._auto import AutoResult
+    from autocat._result import AutoResult
 
 __all__ = ["FORMAT_VERSION", "load", "save"]
 
@@ -79,7 +79,7 @@ def save(result: AutoResult, path: str | Path) -> Path:
     pathlib.Path
         The path written.
     """
-    from autocat._auto import AutoResult
+    from autocat._result import AutoResult
 
     if not isinstance(result, AutoResult):
         raise TypeError(f"save expects an AutoResult, got {type(result).__name__}.")
@@ -199,7 +199,7 @@ def load(path: str | Path, *, strict: bool = True) -> AutoResult:
     if hashlib.sha256(payload).hexdigest() != expected_sha:
         raise _corrupted(path, "checksum mismatch")
     result = pickle.loads(payload)
-    from autocat._auto import AutoResult
+    from autocat._result import AutoResult
 
     if not isinstance(result, AutoResult):
         raise _corrupted(path, f"it holds a {type(result).__name__}, not an AutoResult")

@@ -33,7 +33,7 @@ import pandas as pd
 from autocat import _svg
 
 if TYPE_CHECKING:
-    from autocat._auto import AutoResult
+    from autocat._result import AutoResult
 
 __all__ = ["ReportData", "collect_report_data", "render_report", "write_report"]
 

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
-    from autocat._auto import AutoResult
+    from autocat._result import AutoResult
 
 __all__ = ["main"]
 

@@ -1,0 +1,309 @@
+"""AutoResult: what auto_fit returns, and what the report and model files share."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import get_scorer
+
+from autocat._dataframe import series_values, to_pandas
+from autocat._tuning import leaderboard
+
+if TYPE_CHECKING:
+    import pathlib
+    from collections.abc import Callable
+
+    import optuna
+    from sklearn.pipeline import Pipeline
+
+__all__ = ["AutoResult"]
+
+
+class AutoResult:
+    """The outcome of :func:`auto_fit`: a fitted pipeline, its study and scores.
+
+    Built by :func:`auto_fit` (or :func:`autocat.load`), not by hand: each
+    keyword sets the attribute of the same name, with a trailing underscore
+    except for ``time_budget`` and ``random_state``.
+
+    Parameters
+    ----------
+    pipeline, study, best_params, cv_score, baseline_score : object
+        See the attributes ``pipeline_`` ... ``baseline_score_``.
+    task, metric, target, classes, feature_names_in : object
+        See the attributes ``task_`` ... ``feature_names_in_``.
+    n_rows, n_folds, sample, elapsed_s, refit_s, cache_info, interrupted : object
+        See the attributes ``n_rows_`` ... ``interrupted_``.
+    time_budget : float or None
+        The budget given to :func:`auto_fit`.
+    random_state : int
+        The seed given to :func:`auto_fit`.
+
+    Attributes
+    ----------
+    pipeline_ : sklearn.pipeline.Pipeline
+        ``[("vectorizer", TableVectorizer), ("model", XGBRegressor |
+        XGBClassifier)]`` refit on all rows; a classifier predicts class codes
+        ``0 .. k-1`` (indices into ``classes_``).
+    study_ : optuna.Study
+        Every trial.
+    best_params_ : dict
+        Flat recipe parameters of the best trial, with its ``n_estimators``:
+        ``Recipe(task, **best_params_)`` rebuilds the model.
+    cv_score_ : float
+        Mean validation score of the best trial (greater is better).
+    baseline_score_ : float
+        Score of the paper's recipe (min-hash, d = 30, default XGBoost); ``nan``
+        if that trial did not finish.
+    leaderboard_ : pandas.DataFrame
+        One row per trial, best first.
+    task_ : {'regression', 'binary', 'multiclass'}
+        The task.
+    metric_ : str
+        The scikit-learn scorer name.
+    target_ : str
+        The target's name (``'target'`` when passed as an array).
+    classes_ : ndarray or None
+        The class labels, for classification.
+    feature_names_in_ : ndarray of str
+        The feature columns.
+    n_trials_ : int
+        Finished trials in the study.
+    n_rows_ : int
+        Rows used for training.
+    n_folds_ : int
+        Folds per trial (1: holdout).
+    sample_ : tuple of (pandas.DataFrame, ndarray)
+        At most 2,000 training rows and their targets (user labels).
+    elapsed_s_ : float
+        Duration of the whole call.
+    refit_s_ : float
+        Duration of the final refit.
+    cache_info_ : dict
+        Encoding cache: ``hits``, ``misses``, ``hit_rate``, ``encode_seconds``.
+    interrupted_ : bool
+        Whether the search was stopped with Ctrl-C.
+    time_budget : float or None
+        The budget given.
+    random_state : int
+        The seed used.
+    """
+
+    def __init__(
+        self,
+        *,
+        pipeline: Pipeline,
+        study: optuna.Study,
+        best_params: dict[str, Any],
+        cv_score: float,
+        baseline_score: float,
+        task: str,
+        metric: str,
+        target: str,
+        classes: np.ndarray | None,
+        feature_names_in: np.ndarray,
+        n_rows: int,
+        n_folds: int,
+        sample: tuple[pd.DataFrame, np.ndarray],
+        elapsed_s: float,
+        refit_s: float,
+        cache_info: dict[str, float],
+        interrupted: bool,
+        time_budget: float | None,
+        random_state: int,
+    ) -> None:
+        self.pipeline_ = pipeline
+        self.study_ = study
+        self.best_params_ = best_params
+        self.cv_score_ = cv_score
+        self.baseline_score_ = baseline_score
+        self.task_ = task
+        self.metric_ = metric
+        self.target_ = target
+        self.classes_ = classes
+        self.feature_names_in_ = feature_names_in
+        self.n_rows_ = n_rows
+        self.n_folds_ = n_folds
+        self.sample_ = sample
+        self.elapsed_s_ = elapsed_s
+        self.refit_s_ = refit_s
+        self.cache_info_ = cache_info
+        self.interrupted_ = interrupted
+        self.time_budget = time_budget
+        self.random_state = random_state
+
+    @property
+    def n_trials_(self) -> int:
+        """Finished (complete) trials in the study."""
+        from optuna.trial import TrialState
+
+        return len(
+            self.study_.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        )
+
+    @property
+    def leaderboard_(self) -> pd.DataFrame:
+        """One row per trial, best first (complete trials by score, then the rest)."""
+        return leaderboard(self.study_)
+
+    def _features(self, X: Any) -> pd.DataFrame:
+        X = to_pandas(X)
+        by_name = {str(c): c for c in X.columns}
+        names = [str(n) for n in self.feature_names_in_]
+        missing = [n for n in names if n not in by_name]
+        if missing:
+            raise ValueError(
+                f"X lacks {len(missing)} column(s) seen in auto_fit: {missing[:10]}. "
+                f"Expected the columns {names[:20]}."
+            )
+        if list(by_name) == names:
+            return X
+        return X[[by_name[n] for n in names]]  # drops extra columns (the target)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predict targets (user labels for classification).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or polars.DataFrame
+            Rows with the feature columns (extra columns, e.g. the target, are
+            ignored).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted values, or class labels as given to :func:`auto_fit`.
+        """
+        predictions = self.pipeline_.predict(self._features(X))
+        if self.classes_ is None:
+            return np.asarray(predictions)
+        return self.classes_[np.asarray(predictions, dtype=np.int64)]
+
+    @property
+    def predict_proba(self) -> Callable[[Any], np.ndarray]:
+        """Predict class probabilities: ``result.predict_proba(X)``.
+
+        ``X`` is a pandas or polars DataFrame with the feature columns; the result
+        is an array of shape (n_samples, n_classes), columns in the order of
+        ``classes_``. Only for classification results: on a regression result
+        the attribute does not exist (``hasattr(result, "predict_proba")`` is
+        False) and using it raises an ``AttributeError`` that says so.
+        """
+        if self.task_ == "regression":
+            raise AttributeError(
+                "predict_proba is only available for classification, and this "
+                f"result is a regression of {self.target_!r}. Use predict instead."
+            )
+        return self._predict_proba
+
+    def _predict_proba(self, X: Any) -> np.ndarray:
+        return np.asarray(self.pipeline_.predict_proba(self._features(X)))
+
+    def score(self, X: Any, y: Any) -> float:
+        """Score predictions of ``X`` against ``y`` with ``metric_``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or polars.DataFrame
+            Rows with the feature columns.
+        y : array-like of shape (n_samples,)
+            True targets (user labels for classification).
+
+        Returns
+        -------
+        float
+            Greater is better.
+        """
+        y = series_values(y)
+        if self.classes_ is not None:
+            codes = np.searchsorted(self.classes_, y)
+            codes = np.clip(codes, 0, len(self.classes_) - 1)
+            unknown = self.classes_[codes] != y
+            if unknown.any():
+                raise ValueError(
+                    "y holds labels not seen in auto_fit: "
+                    f"{np.unique(y[unknown])[:10].tolist()}; known: "
+                    f"{self.classes_.tolist()}."
+                )
+            y = codes
+        return float(get_scorer(self.metric_)(self.pipeline_, self._features(X), y))
+
+    def summary(self) -> str:
+        """Return a short text: task, data, trials, scores, best parameters, time.
+
+        Returns
+        -------
+        str
+            Six lines, as printed by ``autocat fit`` and ``autocat demo``.
+        """
+        from optuna.trial import TrialState
+
+        n_cols = len(self.feature_names_in_)
+        ended = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
+        n_run = len(self.study_.get_trials(deepcopy=False, states=ended))
+        if math.isnan(self.baseline_score_):
+            baseline = "paper's recipe: did not finish"
+        else:
+            gain = self.cv_score_ - self.baseline_score_
+            baseline = f"paper's recipe: {self.baseline_score_:.4f}, {gain:+.4f}"
+        folds = "holdout" if self.n_folds_ == 1 else f"{self.n_folds_}-fold CV"
+        params = ", ".join(
+            f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+            for k, v in self.best_params_.items()
+        )
+        lines = [
+            f"task: {self.task_} (target {self.target_!r}), metric: {self.metric_}",
+            f"data: {self.n_rows_} rows x {n_cols} columns",
+            f"trials: {self.n_trials_} complete of {n_run} run ({folds})",
+            f"best CV {self.metric_}: {self.cv_score_:.4f} ({baseline})",
+            f"best params: {params}",
+            f"elapsed: {self.elapsed_s_:.1f}s (refit {self.refit_s_:.1f}s)",
+        ]
+        return "\n".join(lines)
+
+    def report(self, path: str | pathlib.Path) -> pathlib.Path:
+        """Write the self-contained HTML report.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The HTML file to write.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
+        """
+        from autocat._report import write_report
+
+        return write_report(self, path)
+
+    def save(self, path: str | pathlib.Path) -> pathlib.Path:
+        """Save to ``path``; read it back with :func:`autocat.load`.
+
+        The file is a pickle with a versioned, checksummed header: load it only
+        from trusted sources. A study kept in a database or journal is copied
+        into the file.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file to write; its folder is created if needed.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
+        """
+        from autocat._persistence import save
+
+        return save(self, path)
+
+    def __repr__(self) -> str:
+        return (
+            f"AutoResult(task={self.task_!r}, metric={self.metric_!r}, "
+            f"cv_score={self.cv_score_:.4g}, trials={self.n_trials_})"
+        )
