@@ -31,8 +31,8 @@ class AutoResult:
 
     Parameters
     ----------
-    pipeline, study, best_params, cv_score, baseline_score : object
-        See the attributes ``pipeline_`` ... ``baseline_score_``.
+    model, pipeline, study, best_params, cv_score, baseline_score : object
+        See the attributes ``model_`` ... ``baseline_score_``.
     task, metric, target, classes, feature_names_in : object
         See the attributes ``task_`` ... ``feature_names_in_``.
     n_rows, n_folds, sample, elapsed_s, refit_s, cache_info, interrupted : object
@@ -41,20 +41,35 @@ class AutoResult:
         The budget given to :func:`auto_fit`.
     random_state : int
         The seed given to :func:`auto_fit`.
+    ensemble : list of dict, optional
+        The members of ``model_``: ``trial``, ``weight``, ``fit``, ``score``.
+    notes : list of str, optional
+        Sentences for :meth:`summary` (e.g. members that could not be refit).
 
     Attributes
     ----------
-    pipeline_ : sklearn.pipeline.Pipeline
-        ``[("vectorizer", TableVectorizer), ("model", XGBRegressor |
-        XGBClassifier)]`` refit on all rows; a classifier predicts class codes
+    model_ : estimator
+        The final model, which :meth:`predict` uses: the weighted ensemble of the
+        selected trials (a plain scikit-learn estimator with ``predict`` and
+        ``predict_proba``), or one pipeline. A classifier predicts class codes
         ``0 .. k-1`` (indices into ``classes_``).
-    study_ : optuna.Study
-        Every trial.
+    pipeline_ : sklearn.pipeline.Pipeline
+        The best single trial: ``[("vectorizer", TableVectorizer), ("model",
+        XGBRegressor | XGBClassifier)]``, refit on all rows when the budget
+        allowed it, else its first fold's model.
+    ensemble_ : pandas.DataFrame
+        One row per member of ``model_``: ``trial``, ``weight``, ``fit``
+        (``'refit'`` on all rows or ``'fold models'``), ``score``.
+    study_ : optuna.Study or None
+        Every trial (None when a time budget allowed none).
     best_params_ : dict
         Flat recipe parameters of the best trial, with its ``n_estimators``:
         ``Recipe(task, **best_params_)`` rebuilds the model.
     cv_score_ : float
-        Mean validation score of the best trial (greater is better).
+        Cross-validated score of the final model's selection (greater is
+        better): the ensemble (or best trial) is chosen on all folds but one and
+        scored on the one left out, in turn, so it is not inflated by the
+        choice among trials.
     baseline_score_ : float
         Score of the paper's recipe (min-hash, d = 30, default XGBoost); ``nan``
         if that trial did not finish.
@@ -95,6 +110,7 @@ class AutoResult:
     def __init__(
         self,
         *,
+        model: Any = None,
         pipeline: Pipeline,
         study: optuna.Study,
         best_params: dict[str, Any],
@@ -114,8 +130,15 @@ class AutoResult:
         interrupted: bool,
         time_budget: float | None,
         random_state: int,
+        ensemble: list[dict[str, Any]] | None = None,
+        notes: list[str] | None = None,
     ) -> None:
+        self.model_ = pipeline if model is None else model
         self.pipeline_ = pipeline
+        self.ensemble_ = pd.DataFrame(
+            ensemble or [], columns=["trial", "weight", "fit", "score"]
+        )
+        self.notes_ = list(notes or [])
         self.study_ = study
         self.best_params_ = best_params
         self.cv_score_ = cv_score
@@ -140,14 +163,27 @@ class AutoResult:
         """Finished (complete) trials in the study."""
         from optuna.trial import TrialState
 
+        if self.study_ is None:
+            return 0
         return len(
             self.study_.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
         )
 
     @property
     def leaderboard_(self) -> pd.DataFrame:
-        """One row per trial, best first (complete trials by score, then the rest)."""
-        return leaderboard(self.study_)
+        """One row per trial, best first (complete trials by score, then the rest).
+
+        Columns of :func:`~autocat._tuning.leaderboard`, and ``weight``: the
+        trial's weight in ``model_`` (0 when not a member).
+        """
+        if self.study_ is None:
+            return pd.DataFrame(columns=["trial", "state", "score", "weight"])
+        board = leaderboard(self.study_)
+        weights = dict(
+            zip(self.ensemble_["trial"], self.ensemble_["weight"], strict=True)
+        )
+        board["weight"] = [float(weights.get(t, 0.0)) for t in board["trial"]]
+        return board
 
     def _features(self, X: Any) -> pd.DataFrame:
         X = to_pandas(X)
@@ -177,7 +213,7 @@ class AutoResult:
         ndarray of shape (n_samples,)
             Predicted values, or class labels as given to :func:`auto_fit`.
         """
-        predictions = self.pipeline_.predict(self._features(X))
+        predictions = self.model_.predict(self._features(X))
         if self.classes_ is None:
             return np.asarray(predictions)
         return self.classes_[np.asarray(predictions, dtype=np.int64)]
@@ -200,7 +236,7 @@ class AutoResult:
         return self._predict_proba
 
     def _predict_proba(self, X: Any) -> np.ndarray:
-        return np.asarray(self.pipeline_.predict_proba(self._features(X)))
+        return np.asarray(self.model_.predict_proba(self._features(X)))
 
     def score(self, X: Any, y: Any) -> float:
         """Score predictions of ``X`` against ``y`` with ``metric_``.
@@ -229,39 +265,61 @@ class AutoResult:
                     f"{self.classes_.tolist()}."
                 )
             y = codes
-        return float(get_scorer(self.metric_)(self.pipeline_, self._features(X), y))
+        return float(get_scorer(self.metric_)(self.model_, self._features(X), y))
 
     def summary(self) -> str:
-        """Return a short text: task, data, trials, scores, best parameters, time.
+        """Return a short text: task, data, trials, scores, model, time.
 
         Returns
         -------
         str
-            Six lines, as printed by ``autocat fit`` and ``autocat demo``.
+            The lines printed by ``autocat fit`` and ``autocat demo``: task,
+            data, trials, scores, the final model, best parameters, time, then
+            any notes (e.g. members that the budget left as fold models).
         """
         from optuna.trial import TrialState
 
         n_cols = len(self.feature_names_in_)
         ended = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
-        n_run = len(self.study_.get_trials(deepcopy=False, states=ended))
+        n_run = (
+            0
+            if self.study_ is None
+            else len(self.study_.get_trials(deepcopy=False, states=ended))
+        )
         if math.isnan(self.baseline_score_):
             baseline = "paper's recipe: did not finish"
         else:
-            gain = self.cv_score_ - self.baseline_score_
-            baseline = f"paper's recipe: {self.baseline_score_:.4f}, {gain:+.4f}"
+            baseline = f"paper's recipe: {self.baseline_score_:.4f}"
         folds = "holdout" if self.n_folds_ == 1 else f"{self.n_folds_}-fold CV"
         params = ", ".join(
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
             for k, v in self.best_params_.items()
         )
+        best = self.leaderboard_["score"].max() if self.n_trials_ else math.nan
+        if len(self.ensemble_) > 1:
+            parts = ", ".join(
+                f"#{t} ({w:.2f}, {fit})"
+                for t, w, fit in self.ensemble_[["trial", "weight", "fit"]].itertuples(
+                    index=False
+                )
+            )
+            model = f"model: ensemble of {len(self.ensemble_)} trials: {parts}"
+        elif len(self.ensemble_) == 1:
+            row = self.ensemble_.iloc[0]
+            model = f"model: trial #{row['trial']} ({row['fit']})"
+        else:
+            model = "model: the paper's recipe on a sample (no trial finished)"
         lines = [
             f"task: {self.task_} (target {self.target_!r}), metric: {self.metric_}",
             f"data: {self.n_rows_} rows x {n_cols} columns",
             f"trials: {self.n_trials_} complete of {n_run} run ({folds})",
-            f"best CV {self.metric_}: {self.cv_score_:.4f} ({baseline})",
+            f"CV {self.metric_} of the model: {self.cv_score_:.4f} (best trial "
+            f"{best:.4f}; {baseline})",
+            model,
             f"best params: {params}",
-            f"elapsed: {self.elapsed_s_:.1f}s (refit {self.refit_s_:.1f}s)",
+            f"elapsed: {self.elapsed_s_:.1f}s (final model {self.refit_s_:.1f}s)",
         ]
+        lines.extend(f"note: {note}" for note in self.notes_)
         return "\n".join(lines)
 
     def report(self, path: str | pathlib.Path) -> pathlib.Path:
