@@ -165,8 +165,9 @@ def _check_args(
 
 
 def _single_value_error(y: np.ndarray, name: str) -> ValueError:
+    value = y[0].item() if isinstance(y[0], np.generic) else y[0]
     return ValueError(
-        f"target {name!r} has a single value {y[0]!r} in all {len(y)} rows (rows "
+        f"target {name!r} has a single value {value!r} in all {len(y)} rows (rows "
         "with a missing target left out): there is nothing to learn. Check the "
         "target column, or add rows with other values."
     )
@@ -281,8 +282,8 @@ def make_splits(
 
     Parameters
     ----------
-    X : pandas.DataFrame
-        The features (only passed to a splitter's ``split``).
+    X : pandas.DataFrame or None
+        The features, only passed to a splitter's ``split``.
     y : ndarray of shape (n_samples,)
         Float values, or class codes ``0 .. k-1``.
     task : {'regression', 'binary', 'multiclass'}
@@ -312,6 +313,7 @@ def make_splits(
     if task != "regression":
         rare = np.bincount(y)[y] < 2
     if hasattr(cv, "split"):
+        X = rows[:, None] if X is None else X
         splits = [(np.asarray(a), np.asarray(b)) for a, b in cv.split(X, y)]
     elif task == "regression":
         _check_cv_rows(int(cv), len(y), "rows")
