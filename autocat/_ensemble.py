@@ -11,9 +11,9 @@ from scipy.stats import rankdata
 from sklearn import metrics
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.metrics import get_scorer, make_scorer
-from sklearn.utils import ClassifierTags, RegressorTags, Tags
+from sklearn.utils import ClassifierTags, RegressorTags, Tags, get_tags
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 __all__ = [
     "EnsembleModel",
@@ -499,6 +499,8 @@ class EnsembleModel(BaseEstimator):
         Their trial numbers.
     classes_ : ndarray of shape (k,)
         Class codes (classification only).
+    n_features_in_ : int
+        As the first member's, when it has one (and ``feature_names_in_``).
 
     See Also
     --------
@@ -554,6 +556,9 @@ class EnsembleModel(BaseEstimator):
     def _set_members(self, members: list[Any], kept: list[int], w: np.ndarray) -> None:
         self.members_ = members
         self.weights_ = w
+        for name in ("n_features_in_", "feature_names_in_"):
+            if hasattr(members[0], name):
+                setattr(self, name, getattr(members[0], name))
         trials = self.trial_numbers
         self.trial_numbers_ = None if trials is None else [int(trials[i]) for i in kept]
         if self.task != "regression":
@@ -578,6 +583,7 @@ class EnsembleModel(BaseEstimator):
             self, fitted.
         """
         kept, w = self._kept()
+        y = column_or_1d(y, warn=True)
         members = [clone(self.estimators[i]).fit(X, y) for i in kept]
         self._set_members(members, kept, w)
         return self
@@ -623,7 +629,9 @@ class EnsembleModel(BaseEstimator):
         else:
             tags.estimator_type = "classifier"
             tags.classifier_tags = ClassifierTags()
-        tags.input_tags.allow_nan = True
+        member_tags = [get_tags(e) for e in self.estimators]
+        tags.input_tags.allow_nan = all(t.input_tags.allow_nan for t in member_tags)
+        tags.input_tags.sparse = all(t.input_tags.sparse for t in member_tags)
         return tags
 
     @available_if(_is_classification)

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator, clone, is_classifier, is_regressor
+from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import (
     average_precision_score,
     get_scorer,
@@ -16,6 +17,8 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 from sklearn.pipeline import Pipeline
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from autocat import Recipe
 from autocat._ensemble import (
@@ -116,6 +119,23 @@ def test_ensemble_rejects_bad_weights(table):
         EnsembleModel(_pipelines("regression"), [0, 0]).fit(X, y)
     with pytest.raises(ValueError, match="task must be one of"):
         EnsembleModel(_pipelines("regression"), [1, 1], task="ranking").fit(X, y)
+
+
+@pytest.mark.slow
+@parametrize_with_checks(
+    [
+        EnsembleModel(
+            [LinearRegression(), DecisionTreeRegressor(random_state=0)], [1, 2]
+        ),
+        EnsembleModel(
+            [LogisticRegression(), DecisionTreeClassifier(random_state=0)],
+            [1, 2],
+            task="multiclass",
+        ),
+    ]
+)
+def test_ensemble_passes_scikit_learn_checks(estimator, check):
+    check(estimator)
 
 
 # --- greedy_ensemble -------------------------------------------------------
