@@ -236,7 +236,7 @@ def _encode_target(
             "nothing. Add rows of the rare classes, or drop them."
         )
     if (counts < 2).any():
-        logger.info(
+        logger.warning(
             "classes %s have a single row: trained on, never validated on",
             classes[counts < 2][:10].tolist(),
         )
