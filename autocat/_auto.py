@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import get_scorer, get_scorer_names
+from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from autocat._budget import BudgetExhausted
 from autocat._dataframe import is_pandas, is_polars, series_values, to_pandas
+from autocat._ensemble import fold_scorer
 from autocat._final import (
     FALLBACK_ROWS,
     REFIT_MARGIN,
@@ -174,7 +175,49 @@ def _check_args(
         raise TypeError(f"random_state must be an int, got {random_state!r}.")
 
 
-def _encode_target(y: np.ndarray, task: str) -> tuple[np.ndarray, np.ndarray | None]:
+def _single_value_error(y: np.ndarray, name: str) -> ValueError:
+    value = y[0].item() if isinstance(y[0], np.generic) else y[0]
+    return ValueError(
+        f"target {name!r} has a single value {value!r} in all {len(y)} rows (rows "
+        "with a missing target left out): there is nothing to learn. Check the "
+        "target column, or add rows with other values."
+    )
+
+
+def _encode_target(
+    y: np.ndarray, task: str, *, pos_label: Any = None, name: str = "target"
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return the target as the model sees it, and the class labels.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        The target, without missing values.
+    task : {'regression', 'binary', 'multiclass'}
+        The task.
+    pos_label : object, optional
+        For 'binary': the positive class, which gets code 1. Default: the
+        label that sorts last.
+    name : str, default='target'
+        The target's name, for messages.
+
+    Returns
+    -------
+    y : ndarray of shape (n_samples,)
+        float64 values (regression) or int64 class codes ``0 .. k-1``.
+    classes : ndarray of shape (k,) or None
+        The label of each code: sorted, except that for 'binary' the positive
+        class is last (code 1, the last ``predict_proba`` column). A class may
+        have one row (trained on, never validated on); at least two classes
+        need two rows.
+    """
+    if len(y) and len(pd.unique(y)) < 2:
+        raise _single_value_error(y, name)
+    if pos_label is not None and task != "binary":
+        raise ValueError(
+            f"pos_label={pos_label!r} chooses the positive class of a binary "
+            f"target, but target {name!r} is a {task} task. Drop pos_label."
+        )
     if task == "regression":
         try:
             return y.astype(np.float64), None
@@ -196,29 +239,127 @@ def _encode_target(y: np.ndarray, task: str) -> tuple[np.ndarray, np.ndarray | N
             f"{classes[:10].tolist()}. Use task='multiclass'."
         )
     counts = np.bincount(codes)
-    if counts.min() < 2:
+    if np.count_nonzero(counts >= 2) < 2:
         rare = classes[counts < 2][:10].tolist()
         raise ValueError(
-            f"Classes {rare} have a single row: every class needs at least 2 rows "
-            "to be learned and validated. Drop or merge those rows."
+            f"target {name!r} has {len(classes)} classes but {rare} have a single "
+            "row each, so at most one class could be validated: scores would mean "
+            "nothing. Add rows of the rare classes, or drop them."
         )
+    if (counts < 2).any():
+        logger.warning(
+            "classes %s have a single row: trained on, never validated on",
+            classes[counts < 2][:10].tolist(),
+        )
+    if pos_label is not None:
+        match = [i for i, label in enumerate(classes.tolist()) if label == pos_label]
+        if len(match) != 1:
+            raise ValueError(
+                f"pos_label={pos_label!r} is not a label of target {name!r}; its "
+                f"labels are {classes.tolist()}."
+            )
+        if match[0] == 0:  # the positive class gets code 1
+            return (1 - codes).astype(np.int64), classes[::-1].copy()
     return codes.astype(np.int64), classes
+
+
+def _check_cv_rows(n_splits: int, largest: int, what: str) -> None:
+    if n_splits > largest:
+        raise ValueError(
+            f"cv={n_splits} folds need at least {n_splits} {what}, got {largest}. "
+            "Pass a smaller cv."
+        )
+
+
+def make_splits(
+    X: Any, y: np.ndarray, task: str, cv: Any, random_state: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Return cross-validation folds that train on every class.
+
+    Regression uses shuffled ``KFold``. Classification stratifies the classes
+    with at least 2 rows (shuffled ``StratifiedKFold``) and puts the rows of
+    classes with one row in every fold's training part and in no validation
+    part: they are trained on, never validated on. Stratification leaves at
+    most ``ceil(n / cv)`` of a class's ``n >= 2`` rows in one validation part,
+    so every training part holds every class, as XGBoost needs. A splitter
+    passed as ``cv`` is used as is, except that single-row classes move to
+    training; a fold whose training part still lacks a class is an error.
+
+    A validation part may lack classes (a class with fewer rows than folds):
+    accuracy is still defined; probabilistic and multiclass AUC metrics are
+    scored with ``labels=`` by :func:`autocat._ensemble.fold_scorer`; a binary
+    ranking metric on a fold without positives is undefined, which scores
+    pooled over the folds' predictions avoid.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame or None
+        The features, only passed to a splitter's ``split``.
+    y : ndarray of shape (n_samples,)
+        Float values, or class codes ``0 .. k-1``.
+    task : {'regression', 'binary', 'multiclass'}
+        The task.
+    cv : int or scikit-learn splitter
+        Number of folds, or a splitter with ``split(X, y)``.
+    random_state : int
+        Seeds the shuffling: the same arguments give the same folds.
+
+    Returns
+    -------
+    list of (train, valid)
+        Sorted row-index arrays, one pair per fold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._auto import make_splits
+    >>> y = np.array([0, 0, 0, 1, 1, 1, 2])  # class 2 has one row
+    >>> folds = make_splits(None, y, "multiclass", 3, random_state=0)
+    >>> [6 in train for train, _ in folds], [6 in valid for _, valid in folds]
+    ([True, True, True], [False, False, False])
+    """
+    y = np.asarray(y)
+    rows = np.arange(len(y))
+    rare = np.zeros(len(y), dtype=bool)
+    if task != "regression":
+        rare = np.bincount(y)[y] < 2
+    if hasattr(cv, "split"):
+        X = rows[:, None] if X is None else X
+        splits = [(np.asarray(a), np.asarray(b)) for a, b in cv.split(X, y)]
+    elif task == "regression":
+        _check_cv_rows(int(cv), len(y), "rows")
+        kfold = KFold(int(cv), shuffle=True, random_state=random_state)
+        splits = list(kfold.split(rows))
+    else:
+        common = rows[~rare]
+        _check_cv_rows(int(cv), int(np.bincount(y).max()), "rows in some class")
+        stratified = StratifiedKFold(int(cv), shuffle=True, random_state=random_state)
+        with warnings.catch_warnings():
+            # Fewer rows than folds in a class is fine: see the docstring.
+            warnings.filterwarnings("ignore", "The least populated class", UserWarning)
+            splits = [
+                (common[a], common[b]) for a, b in stratified.split(common, y[common])
+            ]
+    folds = []
+    for i, (train, valid) in enumerate(splits):
+        train = np.union1d(train, rows[rare])
+        valid = np.setdiff1d(valid, rows[rare])
+        if task != "regression":
+            absent = np.setdiff1d(y, y[train])
+            if len(absent):
+                raise ValueError(
+                    f"fold {i} of cv={cv!r} trains on no row of class codes "
+                    f"{absent[:10].tolist()}: XGBoost needs every class in training. "
+                    "Use a stratified splitter, or an int cv."
+                )
+        folds.append((train, valid))
+    return folds
 
 
 def _make_splits(
     X: pd.DataFrame, y: np.ndarray, task: str, cv: Any, random_state: int
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    if hasattr(cv, "split"):
-        return [(np.asarray(a), np.asarray(b)) for a, b in cv.split(X, y)]
-    if task == "regression":
-        splitter: Any = KFold(cv, shuffle=True, random_state=random_state)
-    else:
-        splitter = StratifiedKFold(cv, shuffle=True, random_state=random_state)
-    with warnings.catch_warnings():
-        # Classes with fewer rows than folds are fine: each has >= 2 rows, so
-        # every training part holds every class.
-        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
-        splits = [(a, b) for a, b in splitter.split(X, y)]
+    splits = make_splits(X, y, task, cv, random_state)
     if len(y) > HOLDOUT_ROWS:
         logger.info("%d rows > %d: trials use one holdout fold", len(y), HOLDOUT_ROWS)
         return splits[:1]
@@ -254,6 +395,7 @@ def auto_fit(
     n_trials: int | None = None,
     cv: Any = 5,
     metric: str | None = None,
+    pos_label: Any = None,
     random_state: int = 0,
     storage: Any = None,
     study_name: str | None = None,
@@ -297,6 +439,10 @@ def auto_fit(
         A scikit-learn scorer name; default ``'r2'`` for regression,
         ``'average_precision'`` for binary and ``'accuracy'`` for multiclass
         targets, as in the paper.
+    pos_label : object, optional
+        The positive class of a binary target, for binary metrics such as
+        ``'average_precision'``; default: the label that sorts last. It is the
+        last of ``classes_`` and of the ``predict_proba`` columns.
     random_state : int, default=0
         Seeds folds, sampler, encoders and XGBoost.
     storage : str or path, optional
@@ -376,14 +522,14 @@ def auto_fit(
     if task == "auto":
         task, reason = infer_task(y_raw)
         logger.info("task: %s (%s)", task, reason)
-    y, classes = _encode_target(y_raw, task)
+    y, classes = _encode_target(y_raw, task, pos_label=pos_label, name=target_name)
     metric = metric or DEFAULT_METRICS[task]
-    scorer = get_scorer(metric)
+    n_classes = 0 if classes is None else len(classes)
+    scorer = fold_scorer(metric, task=task, n_classes=n_classes or None)
     splits = _make_splits(X, y, task, cv, random_state)
     if storage is not None and study_name is None:
         study_name = f"autocat-{target_name}"
     total_threads, _, _ = resolve_threads(n_jobs, n_trials)
-    n_classes = 0 if classes is None else len(classes)
     seed = int(random_state)
 
     warm_kernels()

@@ -152,7 +152,7 @@ def _validated_rows(records: Sequence[TrialRecord]) -> np.ndarray:
         other = record.oof
         assert other is not None
         valid &= ~np.isnan(other if other.ndim == 1 else other[:, 0])
-    return valid
+    return np.asarray(valid)
 
 
 def _select(
@@ -165,7 +165,7 @@ def _select(
     """Weights of the candidates: greedy ensemble, or all on the best one."""
     if ensemble and len(predictions) > 1:
         return np.asarray(greedy_ensemble(predictions, y, metric, task=task))
-    scores = [score_predictions(p, y, metric, task=task) for p in predictions]
+    scores = [score_predictions(y, p, metric, task=task) for p in predictions]
     weights = np.zeros(len(predictions))
     weights[int(np.argmax(scores))] = 1.0
     return weights
@@ -205,7 +205,7 @@ def _cross_validated_score(
                           ensemble)  # fmt: skip
         blend = sum(w * p[chosen] for w, p in zip(weights, predictions, strict=True))
         try:
-            scores.append(score_predictions(blend, y[chosen], metric, task=task))
+            scores.append(score_predictions(y[chosen], blend, metric, task=task))
         except ValueError:  # e.g. one class only in a small group
             continue
     return float(np.mean(scores)) if scores else float("nan")
@@ -262,7 +262,9 @@ def final_model(
     budget = Budget(deadline)
     fit_rows = len(used[0][0]) * (1 - STOP_FRACTION)
     order = [int(i) for i in np.argsort(-weights, kind="stable") if weights[i] > 0]
-    estimators, members, notes = [], [], []
+    estimators: list[Any] = []
+    members: list[dict[str, Any]] = []
+    notes: list[str] = []
     best_pipeline = None
     for index in order:
         record = records[index]
@@ -302,7 +304,10 @@ def final_model(
         model: Any = estimators[0]
     else:
         model = EnsembleModel.from_fitted(
-            estimators, [m["weight"] for m in members], task=task
+            estimators,
+            [m["weight"] for m in members],
+            task=task,
+            trial_numbers=[int(m["trial"]) for m in members],
         )
     pipeline = _single_pipeline(best_pipeline)
     return FinalModel(
@@ -319,7 +324,7 @@ def _single_pipeline(fitted: Any) -> Pipeline:
     """Return a plain Pipeline: the model itself, or its first fold model."""
     if isinstance(fitted, Pipeline):
         return fitted
-    return fitted.estimators[0]
+    return fitted.members_[0]
 
 
 def _recipe(

@@ -224,7 +224,7 @@ def _importances(result: AutoResult) -> tuple[list[tuple[str, float, float]], st
 
     X, y = result.sample_
     if result.classes_ is not None:  # the pipeline predicts class codes
-        y = np.searchsorted(np.asarray(result.classes_), np.asarray(y))
+        y = pd.Index(result.classes_).get_indexer(np.asarray(y))  # may be unsorted
     if len(X) < 2:
         return [], "Too few sampled rows to measure importances."
     measured = permutation_importance(

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import get_scorer
 
 from autocat._dataframe import series_values, to_pandas
+from autocat._ensemble import fold_scorer
 from autocat._tuning import leaderboard
 
 if TYPE_CHECKING:
@@ -82,7 +82,9 @@ class AutoResult:
     target_ : str
         The target's name (``'target'`` when passed as an array).
     classes_ : ndarray or None
-        The class labels, for classification.
+        The class labels, for classification: the label of each class code and
+        the order of the ``predict_proba`` columns. Sorted, except that a
+        binary target's positive class (``pos_label``) is last.
     feature_names_in_ : ndarray of str
         The feature columns.
     n_trials_ : int
@@ -112,7 +114,7 @@ class AutoResult:
         *,
         model: Any = None,
         pipeline: Pipeline,
-        study: optuna.Study,
+        study: optuna.Study | None,
         best_params: dict[str, Any],
         cv_score: float,
         baseline_score: float,
@@ -254,18 +256,20 @@ class AutoResult:
             Greater is better.
         """
         y = series_values(y)
+        n_classes = None
         if self.classes_ is not None:
-            codes = np.searchsorted(self.classes_, y)
-            codes = np.clip(codes, 0, len(self.classes_) - 1)
-            unknown = self.classes_[codes] != y
+            # classes_ is not sorted when pos_label made the first label positive
+            codes = pd.Index(self.classes_).get_indexer(y)
+            unknown = codes < 0
             if unknown.any():
                 raise ValueError(
                     "y holds labels not seen in auto_fit: "
-                    f"{np.unique(y[unknown])[:10].tolist()}; known: "
+                    f"{pd.unique(y[unknown])[:10].tolist()}; known: "
                     f"{self.classes_.tolist()}."
                 )
-            y = codes
-        return float(get_scorer(self.metric_)(self.model_, self._features(X), y))
+            y, n_classes = codes, len(self.classes_)
+        scorer = fold_scorer(self.metric_, task=self.task_, n_classes=n_classes)
+        return float(scorer(self.model_, self._features(X), y))
 
     def summary(self) -> str:
         """Return a short text: task, data, trials, scores, model, time.

@@ -524,12 +524,12 @@ def tune(
             with quiet_optuna(), warnings.catch_warnings():
                 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
                 trials = [study.ask() for _ in range(size)]
-                params = [suggest_params(trial) for trial in trials]
+                suggested = [suggest_params(trial) for trial in trials]
             asked += size
             context = contextvars.copy_context()
             futures = [
                 pool.submit(_run_in, context.copy(), search.run, trial, p)
-                for trial, p in zip(trials, params, strict=True)
+                for trial, p in zip(trials, suggested, strict=True)
             ]
             try:
                 outcomes = [future.result() for future in futures]
