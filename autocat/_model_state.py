@@ -14,6 +14,7 @@ builds each object with ``cls.__new__(cls)`` and sets its state.
 
 from __future__ import annotations
 
+import encodings.cp437  # noqa: F401  # zipfile's name codec, so loading imports nothing
 import io
 import json
 import math
@@ -174,7 +175,8 @@ def _frame_state(frame: pd.DataFrame) -> dict[str, Any]:
         columns.append(name)
         data.append(values)
         dtypes.append(str(dtype))
-    return {"columns": columns, "data": data, "dtypes": dtypes}
+    index = frame.index.to_numpy() if frame.index.dtype.kind in "iu" else None
+    return {"columns": columns, "data": data, "dtypes": dtypes, "index": index}
 
 
 def _rebuild_frame(state: Any) -> pd.DataFrame:
@@ -193,7 +195,15 @@ def _rebuild_frame(state: Any) -> pd.DataFrame:
             series[name] = pd.Series(values, name=name)
         else:
             raise ValueError(f"column {name!r} has the dtype {dtype!r}")
-    return pd.DataFrame(series)
+    index = state.get("index")
+    if index is not None and not (
+        isinstance(index, np.ndarray) and index.dtype.kind in "iu" and index.ndim == 1
+    ):
+        raise ValueError("a DataFrame index must be a 1-D integer array")
+    frame = pd.DataFrame(series)
+    if index is not None:
+        frame.index = pd.Index(index)
+    return frame
 
 
 for _cls in (
@@ -284,7 +294,8 @@ class _Writer:
         if kind in _BY_CLASS:
             return self._object(value, path, depth)
         raise TypeError(
-            f"Cannot save {path}: a {kind.__module__}.{kind.__qualname__} is not "
+            f"Cannot save {path or 'the object'}: a {kind.__module__}."
+            f"{kind.__qualname__} is not "
             "plain data nor a trusted class. Model files hold only the classes "
             "listed with autocat._persistence.trust, so that loading runs no code."
         )
@@ -293,7 +304,7 @@ class _Writer:
         if all(type(k) is str for k in value):
             return {
                 "$dict": {
-                    k: self.encode(v, f"{path}[{k!r}]", depth + 1)
+                    k: self.encode(v, _child(path, k), depth + 1)
                     for k, v in value.items()
                 }
             }
@@ -420,7 +431,7 @@ class _Reader:
             self.check(body, path, depth, objects)
         elif tag == "$dict" and type(body) is dict:
             for key, item in body.items():
-                self.check(item, f"{path}[{key!r}]", depth + 1, objects)
+                self.check(item, _child(path, key), depth + 1, objects)
         elif tag == "$items" and type(body) is list:
             for i, pair in enumerate(body):
                 if type(pair) is not list or len(pair) != 2:
@@ -469,8 +480,6 @@ class _Reader:
         if type(body) is not list or len(body) != 3:
             raise self._bad(path, f"an object entry {short(body)}")
         number, name, state = body
-        if number != self._n_objects or type(number) is not int:
-            raise self._bad(path, f"object number {short(number)} out of order")
         entry = _BY_NAME.get(name) if type(name) is str else None
         if entry is None:
             raise self._bad(
@@ -478,13 +487,17 @@ class _Reader:
                 f"the class {short(name)}, which is not on autocat's list of "
                 "classes a model file may hold",
             )
+        if number != self._n_objects or type(number) is not int:
+            raise self._bad(path, f"object number {short(number)} out of order")
         self._n_objects += 1
         if entry.rebuild is not None:
             self._pending.add(number)
-        else:
-            self._check_attributes(state, path, f"the state of {name}")
-        self.check(state, path, depth + 1)
-        self._pending.discard(number)
+            self.check(state, path, depth + 1)
+            self._pending.discard(number)
+            return
+        self._check_attributes(state, path, f"the state of {name}")
+        for key, item in state["$dict"].items():
+            self.check(item, f"{path}.{key}", depth + 1)
 
     def _check_attributes(self, state: Any, path: str, what: str) -> None:
         ok = type(state) is dict and set(state) == {"$dict"}
@@ -642,6 +655,11 @@ class _Reader:
         return obj
 
 
+def _child(path: str, key: str) -> str:
+    """Return the path of ``key`` in the dict at ``path`` (root keys stand alone)."""
+    return key if not path else f"{path}[{key!r}]"
+
+
 def short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
@@ -685,7 +703,7 @@ def write_archive(root: Any, manifest: dict[str, Any]) -> bytes:
     that is neither plain data nor an instance of a trusted class.
     """
     writer = _Writer()
-    graph = writer.encode(root, "result")
+    graph = writer.encode(root, "")
     members = {
         "manifest.json": json.dumps(manifest, indent=1).encode(),
         "graph.json": json.dumps(graph, separators=(",", ":")).encode(),
@@ -770,7 +788,7 @@ def check_graph(members: dict[str, bytes], where: str) -> tuple[_Reader, Any]:
     """
     graph = json_member(members, "graph.json", where)
     reader = _Reader(where, members)
-    reader.check(graph, "result")
+    reader.check(graph, "")
     unused = sorted(set(members) - reader.used - {"manifest.json", "graph.json"})
     if unused:
         raise refuse(where, f"members the graph does not use: {unused[:5]}")
