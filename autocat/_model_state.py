@@ -321,7 +321,7 @@ class _Writer:
     def _array(self, value: np.ndarray, path: str) -> Any:
         if value.dtype.kind == "O":
             flat = [_plain_element(v, path) for v in value.ravel(order="C")]
-            return {"$strings": [list(value.shape), flat]}
+            return {"$object_array": [list(value.shape), flat]}
         if value.dtype.kind not in _ARRAY_KINDS or value.dtype.fields is not None:
             raise TypeError(f"Cannot save {path}: an array of dtype {value.dtype}")
         if id(value) in self._arrays:
@@ -445,7 +445,7 @@ class _Reader:
         elif tag == "$type":
             if not (type(body) is str and body in _TYPES):
                 raise self._bad(path, f"the type {short(body)}, which is not allowed")
-        elif tag == "$strings":
+        elif tag == "$object_array":
             self._check_strings(body, path)
         elif tag == "$array":
             self._check_array(body, path)
@@ -614,7 +614,7 @@ class _Reader:
             return np.dtype(body)
         if tag == "$type":
             return _TYPES[body]
-        if tag == "$strings":
+        if tag == "$object_array":
             flat = np.empty(len(body[1]), dtype=object)
             flat[:] = body[1]
             return flat.reshape(body[0])

@@ -16,11 +16,12 @@ A model file (format 2) is a zip archive, read in memory and never extracted:
   (``save_raw("ubj")``).
 
 Loading checks the whole archive before building anything: member names, sizes
-(zip bombs), that each class name is on the allow-list of :func:`trust` (never
-imported by name), that each array member has the dtype and shape the graph
-expects and no object dtype. It then builds each object with ``cls.__new__(cls)``
-and sets its state. Nothing is unpickled. The pickle files of format 1 are read
-only with ``load(path, trusted=True)``.
+(zip bombs), that each class name is on the allow-list
+(:func:`autocat._model_state.trust`; never imported by name), that each array
+member has the dtype and shape the graph expects and no object dtype. It then
+builds each object with ``cls.__new__(cls)`` and sets its state. Nothing is
+unpickled. The pickle files of format 1 are read only with
+``load(path, trusted=True)``.
 """
 
 from __future__ import annotations
@@ -340,6 +341,7 @@ def load(path: str | Path, *, strict: bool = True, trusted: bool = False) -> Aut
         and graph["$dict"]["result"].get("$object", [None, None])[1] == _RESULT_CLASS
     ):
         raise refuse(f"{path}:graph.json", "its root is not an AutoResult")
+    reader.check(graph["$dict"]["study"], "study", objects=False)  # plain data only
     study = _rebuild_study(reader.build(graph["$dict"]["study"]), str(path))
     result = reader.build(graph["$dict"]["result"])
     result.study_ = study

@@ -575,13 +575,17 @@ def test_malformed_graphs_are_refused(saved):
         ({"$type": "os.system"}, "the type 'os.system'"),
         ({"$dtype": "O,O"}, "the dtype 'O,O'"),
         ({"$scalar": ["<i1", 1000]}, "int8 scalar holding 1000"),
-        ({"$strings": [[2], ["a", {"$object": []}]]}, "an object-array value"),
+        ({"$object_array": [[2], ["a", {"$object": []}]]}, "an object-array value"),
         ({"$array": ["arrays/999.npy", "<f8", [1]]}, "missing member"),
     ]:
         patched = copy.deepcopy(graph)
         patched["$dict"]["result"]["$object"][2]["$dict"] = dict(state, task_=value)
         _rewrite(saved, graph=patched)
         _load_refused(saved, "graph.json at result.task_", found)
+    patched = copy.deepcopy(graph)
+    patched["$dict"]["study"]["$dict"]["user_attrs"] = {"$ref": 0}  # not plain data
+    _rewrite(saved, graph=patched)
+    _load_refused(saved, "graph.json at study['user_attrs']", "{'$ref': 0}")
     patched = copy.deepcopy(graph)
     patched["$dict"]["result"]["$object"][2]["$dict"]["__class__"] = None
     _rewrite(saved, graph=patched)
