@@ -150,7 +150,7 @@ def _rebuild_index(state: Any) -> pd.Index:
     if not isinstance(values, np.ndarray) or values.ndim != 1:
         raise ValueError("a pandas Index needs 1-D 'values'")
     if not (name is None or isinstance(name, (str, int))):
-        raise ValueError(f"a pandas Index name must be a str, got {type(name)}")
+        raise ValueError(f"a pandas Index name must be a str or int, not {name!r}")
     return pd.Index(values, dtype=values.dtype, name=name)
 
 
@@ -180,6 +180,8 @@ def _frame_state(frame: pd.DataFrame) -> dict[str, Any]:
 
 
 def _rebuild_frame(state: Any) -> pd.DataFrame:
+    if not isinstance(state, dict):
+        raise ValueError("a DataFrame needs a dict of 'columns', 'data', 'dtypes'")
     columns, data, dtypes = (state.get(k) for k in ("columns", "data", "dtypes"))
     if not (isinstance(columns, list) and isinstance(data, list)):
         raise ValueError("a DataFrame needs 'columns' and 'data' lists")
@@ -297,7 +299,7 @@ class _Writer:
             f"Cannot save {path or 'the object'}: a {kind.__module__}."
             f"{kind.__qualname__} is not "
             "plain data nor a trusted class. Model files hold only the classes "
-            "listed with autocat._persistence.trust, so that loading runs no code."
+            "listed with autocat._model_state.trust, so that loading runs no code."
         )
 
     def _dict(self, value: dict[Any, Any], path: str, depth: int) -> Any:
@@ -635,7 +637,7 @@ class _Reader:
             self._built.append(None)
             try:
                 obj = entry.rebuild(self.build(state_node))
-            except (ValueError, TypeError, KeyError) as exc:
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
                 raise refuse(f"{self.where}:graph.json", f"bad {name}: {exc}") from None
             self._built[number] = obj
             return obj
