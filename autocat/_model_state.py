@@ -750,6 +750,14 @@ def read_members(data: bytes, where: str) -> dict[str, bytes]:
             )
         members, total = {}, 0
         for info in infos:
+            if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                raise refuse(
+                    where,
+                    f"the member {info.filename} compressed with method "
+                    f"{info.compress_type} (only stored or deflated)",
+                )
+            if info.flag_bits & 0x1:
+                raise refuse(where, f"the encrypted member {info.filename}")
             try:
                 with archive.open(info) as member:
                     content = member.read(info.file_size + 1)

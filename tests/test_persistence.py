@@ -555,6 +555,27 @@ def test_zip_bombs_are_refused_by_declared_and_actual_size(
     assert "zip bomb" not in _load_refused(bomb, "arrays/99.npy")  # then unused
 
 
+def _patch_central(data, member, offset, value, size=2):
+    """Set a field of ``member``'s central directory entry."""
+    data, name = bytearray(data), member.encode()
+    start = 0
+    while (start := data.find(b"PK\x01\x02", start)) >= 0:
+        if data[start + 46 : start + 46 + len(name)] == name:
+            data[start + offset : start + offset + size] = value.to_bytes(
+                size, "little"
+            )
+        start += 4
+    return bytes(data)
+
+
+def test_other_compression_methods_and_encryption_are_refused(saved):
+    data = saved.read_bytes()
+    saved.write_bytes(_patch_central(data, "graph.json", 10, 14))  # LZMA
+    _load_refused(saved, "graph.json compressed with method 14")
+    saved.write_bytes(_patch_central(data, "graph.json", 8, 0x1))  # encrypted flag
+    _load_refused(saved, "the encrypted member graph.json")
+
+
 def test_truncated_and_foreign_files_are_refused(saved):
     data = saved.read_bytes()
     saved.write_bytes(data[: len(data) // 2])
