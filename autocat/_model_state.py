@@ -154,60 +154,6 @@ def _rebuild_index(state: Any) -> pd.Index:
     return pd.Index(values, dtype=values.dtype, name=name)
 
 
-_FRAME_DTYPES = frozenset(
-    {"object", "str", "string", "category", "boolean", "Float32", "Float64"}
-    | {f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64)}
-)
-
-
-def _frame_state(frame: pd.DataFrame) -> dict[str, Any]:
-    columns, data, dtypes = [], [], []
-    for name, column in frame.items():
-        dtype = column.dtype
-        if isinstance(dtype, np.dtype) and dtype.kind in "biufMm":
-            values = column.to_numpy()
-        elif str(dtype) in _FRAME_DTYPES:
-            values = column.to_numpy(dtype=object, na_value=None)
-        else:
-            raise TypeError(
-                f"column {name!r} has dtype {dtype}, which a model file cannot hold"
-            )
-        columns.append(name)
-        data.append(values)
-        dtypes.append(str(dtype))
-    index = frame.index.to_numpy() if frame.index.dtype.kind in "iu" else None
-    return {"columns": columns, "data": data, "dtypes": dtypes, "index": index}
-
-
-def _rebuild_frame(state: Any) -> pd.DataFrame:
-    if not isinstance(state, dict):
-        raise ValueError("a DataFrame needs a dict of 'columns', 'data', 'dtypes'")
-    columns, data, dtypes = (state.get(k) for k in ("columns", "data", "dtypes"))
-    if not (isinstance(columns, list) and isinstance(data, list)):
-        raise ValueError("a DataFrame needs 'columns' and 'data' lists")
-    if not isinstance(dtypes, list) or not len(columns) == len(data) == len(dtypes):
-        raise ValueError("a DataFrame needs one dtype per column")
-    series = {}
-    for name, values, dtype in zip(columns, data, dtypes, strict=True):
-        if not isinstance(values, np.ndarray) or values.ndim != 1:
-            raise ValueError(f"column {name!r} of a DataFrame must be a 1-D array")
-        if dtype in _FRAME_DTYPES:
-            series[name] = pd.Series(values, dtype=dtype, name=name)
-        elif dtype == str(values.dtype) and values.dtype.kind in "biufMm":
-            series[name] = pd.Series(values, name=name)
-        else:
-            raise ValueError(f"column {name!r} has the dtype {dtype!r}")
-    index = state.get("index")
-    if index is not None and not (
-        isinstance(index, np.ndarray) and index.dtype.kind in "iu" and index.ndim == 1
-    ):
-        raise ValueError("a DataFrame index must be a 1-D integer array")
-    frame = pd.DataFrame(series)
-    if index is not None:
-        frame.index = pd.Index(index)
-    return frame
-
-
 for _cls in (
     TableVectorizer,
     _Column,
@@ -235,7 +181,6 @@ trust(
     np.random.RandomState, get_state=_random_state_state, rebuild=_rebuild_random_state
 )
 trust(pd.Index, get_state=_index_state, rebuild=_rebuild_index)
-trust(pd.DataFrame, get_state=_frame_state, rebuild=_rebuild_frame)
 
 # Scalar types a state may hold (e.g. OneHotEncoder(dtype=np.float32)).
 _NUMPY_TYPES = (
