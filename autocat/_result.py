@@ -93,8 +93,9 @@ class AutoResult:
         Rows used for training.
     n_folds_ : int
         Folds per trial (1: holdout).
-    sample_ : tuple of (pandas.DataFrame, ndarray)
-        At most 2,000 training rows and their targets (user labels).
+    sample_ : tuple of (pandas.DataFrame, ndarray) or None
+        At most 2,000 training rows and their targets (user labels); None
+        after :func:`autocat.load` of a file saved without them.
     elapsed_s_ : float
         Duration of the whole call.
     refit_s_ : float
@@ -343,26 +344,41 @@ class AutoResult:
 
         return write_report(self, path)
 
-    def save(self, path: str | pathlib.Path) -> pathlib.Path:
+    def save(
+        self, path: str | pathlib.Path, *, include_sample: bool = False
+    ) -> pathlib.Path:
         """Save to ``path``; read it back with :func:`autocat.load`.
 
-        The file is a pickle with a versioned, checksummed header: load it only
-        from trusted sources. A study kept in a database or journal is copied
-        into the file.
+        The file (``.autocat`` by convention) is a zip archive of JSON, numpy
+        arrays and XGBoost's own model format, with the library versions that
+        wrote it: loading it runs no code from the file, so a model file can be
+        shared. A study kept in a database or journal is copied into the file.
 
         Parameters
         ----------
         path : str or pathlib.Path
             The file to write; its folder is created if needed.
+        include_sample : bool, default=False
+            Also store ``sample_``: up to 2,000 raw training rows and their
+            targets, which the report uses for permutation importances. Off by
+            default, since a shared model file would disclose those rows; a
+            loaded result then has ``sample_ = None``, and its report omits the
+            importances. Write the report before saving, or pass ``True``.
 
         Returns
         -------
         pathlib.Path
             The path written.
+
+        Raises
+        ------
+        TypeError
+            The result holds an object that a model file cannot hold (not
+            plain data nor a class autocat trusts); the message names it.
         """
         from autocat._persistence import save
 
-        return save(self, path)
+        return save(self, path, include_sample=include_sample)
 
     def __repr__(self) -> str:
         return (
