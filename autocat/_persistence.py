@@ -41,6 +41,7 @@ import optuna
 import pandas as pd
 import xgboost
 
+from autocat._ensemble import EnsembleModel
 from autocat._model_state import (
     check_graph,
     json_member,
@@ -126,6 +127,7 @@ def _rebuild_frame(state: Any) -> pd.DataFrame:
 
 
 trust(AutoResult)
+trust(EnsembleModel)
 trust(pd.DataFrame, get_state=_frame_state, rebuild=_rebuild_frame)
 
 
@@ -313,10 +315,11 @@ def save(result: AutoResult, path: str | Path, *, include_sample: bool = False) 
         raise TypeError(f"save expects an AutoResult, got {type(result).__name__}.")
     path = Path(path)
     shallow = copy.copy(result)
-    shallow.study_ = None  # type: ignore[assignment]  # stored as plain data
+    shallow.study_ = None  # stored as plain data
     if not include_sample:
         shallow.sample_ = None  # type: ignore[assignment]
-    root = {"result": shallow, "study": _study_data(result.study_)}
+    study = None if result.study_ is None else _study_data(result.study_)
+    root = {"result": shallow, "study": study}
     data = write_archive(root, _manifest(include_sample=include_sample))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -401,7 +404,8 @@ def load(path: str | Path, *, strict: bool = True, trusted: bool = False) -> Aut
     ):
         raise refuse(f"{path}:graph.json", "its root is not an AutoResult")
     reader.check(graph["$dict"]["study"], "study", objects=False)  # plain data only
-    study = _rebuild_study(reader.build(graph["$dict"]["study"]), str(path))
+    study_data = reader.build(graph["$dict"]["study"])
+    study = None if study_data is None else _rebuild_study(study_data, str(path))
     result = reader.build(graph["$dict"]["result"])
     result.study_ = study
     return result  # type: ignore[no-any-return]
