@@ -23,6 +23,8 @@ from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._ensemble import EnsembleModel, greedy_ensemble, score_predictions
 from autocat._recipe import Recipe
 from autocat._trials import (
+    EARLY_STOPPING_ROUNDS,
+    MAX_ROUNDS,
     STOP_FRACTION,
     BudgetCallback,
     TrialRecord,
@@ -51,7 +53,7 @@ logger = logging.getLogger("autocat")
 # A refit is started only if its estimate times this margin fits in the time left.
 REFIT_MARGIN = 1.3
 # Rows of the model returned when a time budget allows no trial to finish.
-FALLBACK_ROWS = 2_000
+FALLBACK_ROWS = 1_000
 # Groups of validation rows for the cross-validated score of a holdout search.
 _HOLDOUT_GROUPS = 5
 _WARM = False
@@ -136,7 +138,9 @@ def fallback_model(
     recipe = Recipe(task, random_state=random_state, n_jobs=n_threads)
     vectorizer = recipe.build_vectorizer()
     X_rows = vectorizer.fit_transform(X.iloc[rows], y[rows])
-    model = recipe.build_model(n_estimators=1000, early_stopping_rounds=50)
+    model = recipe.build_model(
+        n_estimators=MAX_ROUNDS, early_stopping_rounds=EARLY_STOPPING_ROUNDS
+    )
     y_rows = y[rows]
     model.fit(
         X_rows[fit], y_rows[fit], eval_set=[(X_rows[stop], y_rows[stop])], verbose=False
