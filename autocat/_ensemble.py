@@ -397,12 +397,16 @@ def greedy_ensemble(
     take about a second; other scorers go through scikit-learn, with its input
     checks (milliseconds a call: tens of seconds for the same selection).
 
-    Selection fits the weights to the rows it scores, so the selected
-    ensemble's score on them is optimistic; with replacement and few members
-    the optimism is small (Caruana et al.), but only held-out data gives an
-    honest ensemble score. Out-of-fold predictions of models whose trees were
-    chosen on an inner split are themselves honest: no row scored a choice made
-    with it, until this selection. Ties go to the earlier candidate, so the
+    Overfitting: selection fits the weights to the rows it scores, so the
+    selected ensemble's score on them is optimistic, the more so with many
+    candidates and few rows. Caruana et al. limit it with selection with
+    replacement and sorted initialisation (both here) and bagged selection.
+    The search runs this on the out-of-fold predictions of its finished trials,
+    whose trees were chosen on an inner split of each training part
+    (:func:`autocat._auto.inner_split`): each candidate's score comes from data
+    that chose nothing, and only this selection fits those rows. An honest
+    ensemble score needs rows the selection did not see (e.g. select on half
+    the rows, score on the other half). Ties go to the earlier candidate: the
     result is deterministic.
 
     References

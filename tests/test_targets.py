@@ -39,6 +39,12 @@ def test_a_class_with_one_row_fits_end_to_end():
     assert np.isfinite(result.cv_score_)
     assert result.predict_proba(df).shape == (len(df), 4)
     assert result.score(df, df["grade"]) > 0.5
+    common = df[df["grade"] != "rare"]  # scoring rows without the rare class
+    assert result.score(common, common["grade"]) == pytest.approx(
+        np.mean(result.predict(common) == common["grade"].to_numpy())
+    )
+    with pytest.raises(ValueError, match=r"labels not seen in auto_fit: \['new'\]"):
+        result.score(df.head(2), ["new", "rare"])
 
 
 @pytest.mark.parametrize("cv", [2, 3, 5])
