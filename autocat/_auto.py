@@ -20,6 +20,7 @@ from autocat._dataframe import is_pandas, is_polars, series_values, to_pandas
 from autocat._recipe import TASKS, Recipe
 from autocat._result import AutoResult
 from autocat._tuning import _Deadline, resolve_threads, tune
+from autocat._validation import check_column_names, check_inputs, unknown_metric_message
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -155,11 +156,7 @@ def _check_args(
                 f"{type(metric).__name__}."
             )
         if metric not in get_scorer_names():
-            close = difflib.get_close_matches(metric, get_scorer_names(), n=3)
-            raise ValueError(
-                f"metric={metric!r} is not a scikit-learn scorer name. Close names: "
-                f"{close}; all: sklearn.metrics.get_scorer_names()."
-            )
+            raise ValueError(unknown_metric_message(metric, task))
     if not isinstance(random_state, Integral) or isinstance(random_state, bool):
         raise TypeError(f"random_state must be an int, got {random_state!r}.")
 
@@ -336,6 +333,7 @@ def auto_fit(
     deadline = None if time_budget is None else start + float(time_budget)
     if n_trials is None and time_budget is None:
         n_trials = DEFAULT_N_TRIALS
+    check_column_names(getattr(df, "columns", ()))
     X, y_raw, target_name = _split_target(df, target)
     missing = pd.isna(y_raw)
     if missing.any():
@@ -349,6 +347,7 @@ def auto_fit(
     if task == "auto":
         task, reason = infer_task(y_raw)
         logger.info("task: %s (%s)", task, reason)
+    check_inputs(X, y_raw, task=task, metric=metric, target=target_name)
     y, classes = _encode_target(y_raw, task)
     metric = metric or DEFAULT_METRICS[task]
     scorer = get_scorer(metric)
