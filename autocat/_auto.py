@@ -76,7 +76,8 @@ def infer_task(y: np.ndarray) -> tuple[str, str]:
     if y.dtype.kind in "biuf":
         if n_unique == 2:
             return "binary", "a numeric target with 2 distinct values"
-        integral = y.dtype.kind in "biu" or bool(np.all(np.mod(y, 1) == 0))
+        with np.errstate(invalid="ignore"):  # inf: auto_fit says what is wrong
+            integral = y.dtype.kind in "biu" or bool(np.all(np.mod(y, 1) == 0))
         if integral and n_unique <= _MAX_INTEGER_CLASSES:
             return "multiclass", (
                 f"an integer target with {n_unique} distinct values "

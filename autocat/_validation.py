@@ -99,7 +99,9 @@ def vectorizer_plan(X: pd.DataFrame) -> pd.DataFrame:
 
     if X.shape[1] == 0:
         return pd.DataFrame({"column": [], "kind": [], "reason": []})
-    return TableVectorizer().fit(X).describe()
+    with warnings.catch_warnings():  # the trials' vectorizers warn, if need be
+        warnings.simplefilter("ignore")
+        return TableVectorizer().fit(X).describe()
 
 
 def check_kept_columns(plan: pd.DataFrame) -> None:

@@ -549,9 +549,9 @@ def _load_model(path: str) -> AutoResult:
 
 def _cmd_predict(args: argparse.Namespace) -> int:
     out = _output_path(args.out, "output")
+    _check_not_inputs([("MODEL", args.model), ("DATA", args.data)], [("--out", out)])
     if out is not None:
         _table_format(out)
-    _check_not_inputs([("MODEL", args.model), ("DATA", args.data)], [("--out", out)])
     result = _load_model(args.model)
     if args.proba and result.task_ == "regression":
         raise UsageError("--proba needs a classification model; this one regresses")
