@@ -127,6 +127,7 @@ TARGETS = {
 }
 
 
+@pytest.mark.slow  # about ten real searches of one trial each: 5-20 s
 @SETTINGS
 @given(frame=frames(min_rows=2, max_rows=8), data=st.data())
 def test_auto_fit_gives_a_model_or_a_documented_error(frame, data):
