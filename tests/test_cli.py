@@ -422,3 +422,41 @@ def test_predict_reordered_columns_and_unseen_labels(capsys, tmp_path):
     assert code == 0, err
     assert "could not score the labelled rows" in err
     assert len(out.strip().splitlines()) == 51
+
+
+# --- messages for command-line users ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("api", "cli_text"),
+    [
+        (
+            "Pass another study_name= to start a new study.",
+            "Pass another --study-name to start a new study.",
+        ),
+        ("Use task='binary' or 'multiclass'.", "Use --task binary or 'multiclass'."),
+        (
+            "No trial finished; raise time_budget or pass n_trials.",
+            "No trial finished; raise --time-budget or pass --n-trials.",
+        ),
+        (
+            "Cannot open it, given as storage= (x).",
+            "Cannot open it, given as --storage (x).",
+        ),
+        (
+            "metric='r2' cannot score a binary task.",
+            "--metric r2 cannot score a binary task.",
+        ),
+        ("Damaged file. Pass strict=False to load anyway.", "Damaged file."),
+    ],
+)
+def test_api_options_become_cli_options(api, cli_text):
+    assert cli.for_cli(api) == cli_text
+
+
+def test_fit_help_lists_the_options_that_messages_point_to(capsys):
+    code, out, _ = run(capsys, "fit", "--help")
+    assert code == 0
+    options = ["--task", "--metric", "--cv", "--n-jobs", "--storage", "--study-name"]
+    for option in [*options, "--time-budget", "--n-trials", "--seed"]:
+        assert option in out, option
