@@ -846,10 +846,12 @@ class _NoTraceback(logging.Filter):
     """Keep Optuna's one-line trial failures, without their tracebacks.
 
     A Ctrl-C inside a trial is reported once, by :func:`main`, so Optuna's line
-    about it is dropped.
+    about it is dropped, and so is its "failed with value None" after each error.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if re.fullmatch(r"Trial \d+ failed with value None\.", record.getMessage()):
+            return False
         if record.exc_info is not None:
             if isinstance(record.exc_info[1], KeyboardInterrupt):
                 return False

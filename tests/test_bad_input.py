@@ -401,6 +401,21 @@ def test_ctrl_c_in_the_first_trial_has_no_traceback(capsys, monkeypatch, data_cs
     assert not model.exists()
 
 
+def test_ctrl_c_inside_a_trial_has_no_traceback(capsys, monkeypatch, data_csv,
+                                                tmp_path):  # fmt: skip
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(autocat.Recipe, "build_model", interrupt)
+    model = tmp_path / "m.autocat"
+    code, _, err = run(capsys, "fit", str(data_csv), "--target", "y", "--out",
+                       str(model), "--n-trials", "2")  # fmt: skip
+    assert code == 130
+    assert "Traceback" not in err and "Trial 0 failed" not in err, err
+    assert err.strip().splitlines()[-1] == "autocat: interrupted"
+    assert not model.exists()
+
+
 def test_import_autocat_is_lazy():
     import subprocess
     import sys
