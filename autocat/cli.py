@@ -398,7 +398,9 @@ _OPTIONS = {
 _KEYWORD = re.compile(
     r"\b(" + "|".join(_OPTIONS) + r")=(?:'([^']*)'|([^\s,;)]*[^\s,;).]))?"
 )
-_BARE_KEYWORD = re.compile(r"\b(time_budget|n_trials|random_state|study_name|n_jobs)\b")
+_BARE_KEYWORD = re.compile(
+    r"(?<!['\"])\b(time_budget|n_trials|random_state|study_name|n_jobs)\b(?!['\"])"
+)
 
 
 def for_cli(message: str) -> str:
@@ -424,6 +426,8 @@ def for_cli(message: str) -> str:
     'Pass another --study-name to start a new study.'
     >>> for_cli("It holds text. Use task='binary' or raise time_budget.")
     'It holds text. Use --task binary or raise --time-budget.'
+    >>> for_cli("target 'n_jobs' is not a column")  # names in quotes are data
+    "target 'n_jobs' is not a column"
     """
 
     def option(match: re.Match[str]) -> str:
@@ -944,7 +948,7 @@ def _main(argv: list[str]) -> int:
         except CommandError as exc:
             if debug:
                 traceback.print_exc(file=sys.stderr)
-            print(f"autocat: error: {_one_line(exc)}", file=sys.stderr)
+            print(f"autocat: error: {for_cli(_one_line(exc))}", file=sys.stderr)
             return exc.exit_code
         except BrokenPipeError:  # e.g. piped into `head`: stop quietly
             with contextlib.suppress(OSError, ValueError, AttributeError):
@@ -959,7 +963,8 @@ def _main(argv: list[str]) -> int:
                 traceback.print_exc(file=sys.stderr)
             hint = "" if debug else " (run again with --debug for the traceback)"
             print(
-                f"autocat: error: {type(exc).__name__}: {_one_line(exc)}{hint}",
+                f"autocat: error: {type(exc).__name__}: {for_cli(_one_line(exc))}"
+                f"{hint}",
                 file=sys.stderr,
             )
             return 1
