@@ -392,6 +392,7 @@ def test_ctrl_c_in_the_first_trial_has_no_traceback(capsys, monkeypatch, data_cs
         raise KeyboardInterrupt
 
     monkeypatch.setattr(optuna.Study, "optimize", interrupt)
+    monkeypatch.setattr(optuna.Study, "ask", interrupt)
     model = tmp_path / "m.autocat"
     code, _, err = run(capsys, "fit", str(data_csv), "--target", "y", "--out",
                        str(model), "--n-trials", "1")  # fmt: skip
