@@ -31,6 +31,7 @@ from autocat._result import AutoResult
 from autocat._search_space import default_params, portfolio
 from autocat._trials import STOP_FRACTION, TrialRecord
 from autocat._tuning import resolve_threads, tune
+from autocat._validation import check_column_names, check_inputs, unknown_metric_message
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -86,7 +87,8 @@ def infer_task(y: np.ndarray) -> tuple[str, str]:
     if y.dtype.kind in "biuf":
         if n_unique == 2:
             return "binary", "a numeric target with 2 distinct values"
-        integral = y.dtype.kind in "biu" or bool(np.all(np.mod(y, 1) == 0))
+        with np.errstate(invalid="ignore"):  # inf: auto_fit says what is wrong
+            integral = y.dtype.kind in "biu" or bool(np.all(np.mod(y, 1) == 0))
         if integral and n_unique <= _MAX_INTEGER_CLASSES:
             return "multiclass", (
                 f"an integer target with {n_unique} distinct values "
@@ -166,11 +168,7 @@ def _check_args(
                 f"{type(metric).__name__}."
             )
         if metric not in get_scorer_names():
-            close = difflib.get_close_matches(metric, get_scorer_names(), n=3)
-            raise ValueError(
-                f"metric={metric!r} is not a scikit-learn scorer name. Close names: "
-                f"{close}; all: sklearn.metrics.get_scorer_names()."
-            )
+            raise ValueError(unknown_metric_message(metric, task))
     if not isinstance(random_state, Integral) or isinstance(random_state, bool):
         raise TypeError(f"random_state must be an int, got {random_state!r}.")
 
@@ -509,6 +507,7 @@ def auto_fit(
     deadline = None if time_budget is None else start + float(time_budget)
     if n_trials is None and time_budget is None:
         n_trials = DEFAULT_N_TRIALS
+    check_column_names(getattr(df, "columns", ()))
     X, y_raw, target_name = _split_target(df, target)
     missing = pd.isna(y_raw)
     if missing.any():
@@ -522,6 +521,7 @@ def auto_fit(
     if task == "auto":
         task, reason = infer_task(y_raw)
         logger.info("task: %s (%s)", task, reason)
+    check_inputs(X, y_raw, task=task, metric=metric, target=target_name)
     y, classes = _encode_target(y_raw, task, pos_label=pos_label, name=target_name)
     metric = metric or DEFAULT_METRICS[task]
     n_classes = 0 if classes is None else len(classes)

@@ -222,7 +222,8 @@ def _plain(value: Any) -> Any:
 
 def _history(result: AutoResult) -> list[tuple[int, float, str]]:
     rows = []
-    for trial in result.study_.trials:
+    trials = [] if result.study_ is None else result.study_.trials  # no trial ended
+    for trial in trials:
         value = trial.value if trial.state.name == "COMPLETE" else None
         score = float(value) if value is not None else math.nan
         rows.append((int(trial.number), score, trial.state.name.lower()))

@@ -331,7 +331,16 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             uniques = pd.unique(values[~missing])
             codes = None
         else:
-            codes, uniques = factorize(column)
+            try:
+                codes, uniques = factorize(column)
+            except TypeError as exc:  # cells that cannot be hashed: lists, dicts
+                if "unhashable" not in str(exc):
+                    raise
+                raise TypeError(
+                    f"Column {name!r} holds values that cannot be hashed ({exc}). "
+                    f"Turn them into text first, e.g. df[{name!r}].astype(str), "
+                    "or drop the column."
+                ) from None
             missing = codes < 0
         n_missing = int(missing.sum())
         decision = decide(

@@ -145,8 +145,19 @@ def make_storage(storage: Any) -> Any:
         from optuna.storages.journal import JournalFileBackend
 
         path = Path(storage)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return JournalStorage(JournalFileBackend(str(path)))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            journal = JournalStorage(JournalFileBackend(str(path)))
+            journal.get_all_studies()  # reads the file now: a damaged one fails here
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError
+            kind = "is not an Optuna journal" if path.exists() else "cannot be created"
+            raise ValueError(
+                f"The journal file {str(path)!r} given as storage= {kind} "
+                f"({type(exc).__name__}: {' '.join(str(exc).split())[:160]}). Pass "
+                "storage= a new file path, or a database URL such as "
+                "'sqlite:///study.db'."
+            ) from exc
+        return journal
     raise TypeError(
         "storage must be None, a database URL such as 'sqlite:///study.db', a journal "
         f"file path, or an optuna storage; got {type(storage).__name__}."
@@ -164,9 +175,19 @@ def _database_storage(url: str, attempts: int = 5) -> Any:
     for attempt in range(attempts):
         try:
             return optuna.storages.RDBStorage(url)
-        except SQLAlchemyError:
-            if attempt == attempts - 1:
-                raise
+        except (SQLAlchemyError, ValueError, ImportError) as exc:
+            # only a race to create the tables heals by trying again
+            lasting = not isinstance(exc, SQLAlchemyError)  # a bad URL, no driver
+            lasting = lasting or "unable to open" in str(exc)  # no such folder
+            if attempt == attempts - 1 or lasting:
+                reason = " ".join(str(getattr(exc, "orig", None) or exc).split())
+                raise ValueError(
+                    f"Cannot open the Optuna storage {url!r} given as storage= "
+                    f"({type(exc).__name__}: {reason[:160]}). Check that its folder "
+                    "exists and is writable and that the URL is right "
+                    "(e.g. 'sqlite:///study.db'), or pass storage= a journal file "
+                    "path."
+                ) from exc
             time.sleep(0.2 * (attempt + 1))
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -18,21 +18,37 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import importlib
 import json
 import logging
 import math
 import os
+import re
 import sys
+import tempfile
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
-import numpy as np
-import pandas as pd
-
 if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
     from autocat._result import AutoResult
+else:
+
+    class _LazyModule:
+        """A module imported on first use: ``--help`` and ``--version`` stay fast."""
+
+        def __init__(self, name: str) -> None:
+            self._name = name
+
+        def __getattr__(self, attribute: str) -> Any:
+            return getattr(importlib.import_module(self._name), attribute)
+
+    np = _LazyModule("numpy")
+    pd = _LazyModule("pandas")
 
 __all__ = ["main"]
 
@@ -327,19 +343,25 @@ def _fit_and_write(
         target, frame.shape[0], frame.shape[1], args.seed, args.time_budget,
         args.n_trials,
     )  # fmt: skip
-    result = auto_fit(
-        frame,
-        target,
-        task=getattr(args, "task", "auto"),
-        time_budget=args.time_budget,
-        n_trials=args.n_trials,
-        cv=getattr(args, "cv", 5),
-        metric=getattr(args, "metric", None),
-        random_state=args.seed,
-        storage=getattr(args, "storage", None),
-        n_jobs=getattr(args, "n_jobs", 1),
-        show_progress=args.verbosity >= 0,
-    )
+    try:
+        with _optuna_without_tracebacks(bool(args.debug)):
+            result = auto_fit(
+                frame,
+                target,
+                task=getattr(args, "task", "auto"),
+                time_budget=args.time_budget,
+                n_trials=args.n_trials,
+                cv=getattr(args, "cv", 5),
+                metric=getattr(args, "metric", None),
+                random_state=args.seed,
+                storage=getattr(args, "storage", None),
+                study_name=getattr(args, "study_name", None),
+                n_jobs=getattr(args, "n_jobs", 1),
+                show_progress=args.verbosity >= 0,
+            )
+    except (ValueError, TypeError, RuntimeError) as exc:
+        # auto_fit's messages name its keyword arguments: name the options instead
+        raise CommandError(for_cli(_one_line(exc))) from exc
     if model_path is not None:
         result.save(model_path)
     if report_path is not None:
@@ -361,7 +383,65 @@ def _fit_and_write(
     return 0
 
 
-def _output_path(value: str | None, what: str) -> Path | None:
+# API keyword arguments named in auto_fit's messages, and the options that set them
+_OPTIONS = {
+    "time_budget": "--time-budget",
+    "n_trials": "--n-trials",
+    "random_state": "--seed",
+    "study_name": "--study-name",
+    "storage": "--storage",
+    "n_jobs": "--n-jobs",
+    "metric": "--metric",
+    "task": "--task",
+    "cv": "--cv",
+}
+_KEYWORD = re.compile(
+    r"\b(" + "|".join(_OPTIONS) + r")=(?:'([^']*)'|([^\s,;)]*[^\s,;).]))?"
+)
+_BARE_KEYWORD = re.compile(
+    r"(?<!['\"])\b(time_budget|n_trials|random_state|study_name|n_jobs)\b(?!['\"])"
+)
+
+
+def for_cli(message: str) -> str:
+    """Rewrite a Python API message for command-line users.
+
+    Keyword arguments become the options that set them (``study_name=`` is
+    ``--study-name``, ``task='binary'`` is ``--task binary``); sentences about
+    settings that the command line does not have (``strict=``) are dropped.
+
+    Parameters
+    ----------
+    message : str
+        One line, as raised by :func:`autocat.auto_fit` and its helpers.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from autocat.cli import for_cli
+    >>> for_cli("Pass another study_name= to start a new study.")
+    'Pass another --study-name to start a new study.'
+    >>> for_cli("It holds text. Use task='binary' or raise time_budget.")
+    'It holds text. Use --task binary or raise --time-budget.'
+    >>> for_cli("target 'n_jobs' is not a column")  # names in quotes are data
+    "target 'n_jobs' is not a column"
+    """
+
+    def option(match: re.Match[str]) -> str:
+        value = match.group(2) if match.group(2) is not None else match.group(3)
+        flag = _OPTIONS[match.group(1)]
+        return f"{flag} {value}" if value else flag
+
+    sentences = re.split(r"(?<=[.;])\s+", message)
+    kept = [s for s in sentences if "strict=" not in s] or sentences
+    text = _KEYWORD.sub(option, " ".join(kept))
+    return _BARE_KEYWORD.sub(lambda m: _OPTIONS[m.group(1)], text)
+
+
+def _output_path(value: str | None, what: str, option: str = "--out") -> Path | None:
     if value is None:
         return None
     path = Path(value)
@@ -371,14 +451,58 @@ def _output_path(value: str | None, what: str) -> Path | None:
         raise UsageError(
             f"cannot write {what} {value!r}: folder {str(path.parent)!r} does not exist"
         )
+    _check_writable(path, what, option)
     return path
+
+
+def _check_writable(path: Path, what: str, option: str) -> None:
+    """Fail now, naming the user's path, if ``path`` cannot be written later."""
+    folder = path.parent
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write {what} {str(path)!r}: folder {str(folder)!r} is not "
+            f"writable ({exc.strerror or _one_line(exc)}); choose another {option}"
+        ) from None
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(
+            f"cannot write {what} {str(path)!r}: the file is read-only; choose "
+            f"another {option}"
+        )
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    with contextlib.suppress(OSError):
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    return a.resolve() == b.resolve()
+
+
+def _check_not_inputs(
+    inputs: Sequence[tuple[str, str]], outputs: Sequence[tuple[str, Path | None]]
+) -> None:
+    """Refuse an output path that is an input (or another output), also via links."""
+    seen = [(name, Path(value)) for name, value in inputs]
+    for option, path in outputs:
+        if path is None:
+            continue
+        for name, other in seen:
+            if _same_file(path, other):
+                raise UsageError(
+                    f"{option} {str(path)!r} is the same file as {name} "
+                    f"{str(other)!r}, which it would overwrite; choose another {option}"
+                )
+        seen.append((option, path))
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from autocat.datasets import load_employee_salaries
 
-    report = _output_path(args.report, "report")
+    report = _output_path(args.report, "report", "--report")
     model = _output_path(args.out, "model")
+    _check_not_inputs([], [("--report", report), ("--out", model)])
     frame = cast(pd.DataFrame, load_employee_salaries())
     if args.rows is not None and args.rows < len(frame):
         frame = frame.sample(args.rows, random_state=args.seed).reset_index(drop=True)
@@ -393,11 +517,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_fit(args: argparse.Namespace) -> int:
     model = _output_path(args.out, "model")
-    report = _output_path(args.report, "report")
+    report = _output_path(args.report, "report", "--report")
+    if model is None:
+        model = _output_path(_stem(args.data) + ".autocat", "model")
+    _check_not_inputs([("DATA", args.data)], [("--out", model), ("--report", report)])
     frame = read_table(args.data)
     check_target(frame, args.target, repr(args.data))
-    if model is None:
-        model = Path(_stem(args.data) + ".autocat")
     return _fit_and_write(
         args, frame, args.target, model_path=model, report_path=report
     )
@@ -436,6 +561,7 @@ def _load_model(path: str) -> AutoResult:
 
 def _cmd_predict(args: argparse.Namespace) -> int:
     out = _output_path(args.out, "output")
+    _check_not_inputs([("MODEL", args.model), ("DATA", args.data)], [("--out", out)])
     if out is not None:
         _table_format(out)
     result = _load_model(args.model)
@@ -464,8 +590,12 @@ def _cmd_predict(args: argparse.Namespace) -> int:
         if known.any():
             try:
                 score = result.score(features[known], truth[known])
-            except ValueError as exc:  # e.g. labels unseen at fit: still predict
-                _LOGGER.warning("could not score the labelled rows: %s", exc)
+            except Exception as exc:  # e.g. unseen labels, other label types
+                _LOGGER.warning(
+                    "could not score the labelled rows (the predictions are written "
+                    "anyway): column %r: %s",
+                    str(result.target_), _one_line(exc),
+                )  # fmt: skip
             else:
                 _LOGGER.info(
                     "%s holds the target %r: %s = %.4f on its %d labelled rows",
@@ -540,6 +670,30 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
+    return value
+
+
+def _folds(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer >= 2 (cross-validation needs 2 folds), got {text!r}"
+        )
+    return value
+
+
+def _n_jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value == 0 or value < -1:
+        raise argparse.ArgumentTypeError(
+            f"must be -1 (all cores) or an integer >= 1, got {text!r}"
+        )
     return value
 
 
@@ -651,15 +805,20 @@ def build_parser() -> argparse.ArgumentParser:
         "paper's: r2, average_precision or accuracy)",
     )  # fmt: skip
     fit.add_argument(
-        "--cv", type=_positive_int, default=5, metavar="K",
-        help="cross-validation folds (default: %(default)s)",
+        "--cv", type=_folds, default=5, metavar="K",
+        help="cross-validation folds, 2 or more (default: %(default)s)",
     )  # fmt: skip
     fit.add_argument(
         "--storage", default=None, metavar="URL",
-        help="optuna storage shared by parallel runs, e.g. sqlite:///study.db",
+        help="optuna storage shared by parallel runs: sqlite:///study.db, or a "
+        "journal file path",
     )  # fmt: skip
     fit.add_argument(
-        "--n-jobs", type=int, default=1, metavar="N",
+        "--study-name", default=None, metavar="NAME",
+        help="the study's name in --storage (default: autocat-<target>)",
+    )  # fmt: skip
+    fit.add_argument(
+        "--n-jobs", type=_n_jobs, default=1, metavar="N",
         help="threads: trials run side by side (default: 1; -1: all cores)",
     )  # fmt: skip
     fit.set_defaults(handler=_cmd_fit)
@@ -693,6 +852,42 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ------------------------------------------------------------------------ main
+
+
+class _NoTraceback(logging.Filter):
+    """Keep Optuna's one-line trial failures, without their tracebacks.
+
+    A Ctrl-C inside a trial is reported once, by :func:`main`, so Optuna's line
+    about it is dropped, and so is its "failed with value None" after each error.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if re.fullmatch(r"Trial \d+ failed with value None\.", record.getMessage()):
+            return False
+        if record.exc_info is not None:
+            if isinstance(record.exc_info[1], KeyboardInterrupt):
+                return False
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+@contextlib.contextmanager
+def _optuna_without_tracebacks(debug: bool) -> Iterator[None]:
+    """Filter Optuna's records where they reach stderr: its handler, or the root's."""
+    import optuna  # configures optuna's handler
+
+    quiet = _NoTraceback()
+    handlers = [] if debug else [*logging.getLogger("optuna").handlers]
+    handlers += [] if debug else logging.root.handlers
+    del optuna
+    for handler in handlers:
+        handler.addFilter(quiet)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(quiet)
 
 
 @contextlib.contextmanager
@@ -738,7 +933,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> main(["describe", "no-such-file.csv"])
     2
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:  # Ctrl-C while parsing or setting up logs
+        print("autocat: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str]) -> int:
     try:
         args = build_parser().parse_args(argv)
     except UsageError as exc:
@@ -754,7 +956,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except CommandError as exc:
             if debug:
                 traceback.print_exc(file=sys.stderr)
-            print(f"autocat: error: {_one_line(exc)}", file=sys.stderr)
+            print(f"autocat: error: {for_cli(_one_line(exc))}", file=sys.stderr)
             return exc.exit_code
         except BrokenPipeError:  # e.g. piped into `head`: stop quietly
             with contextlib.suppress(OSError, ValueError, AttributeError):
@@ -769,7 +971,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 traceback.print_exc(file=sys.stderr)
             hint = "" if debug else " (run again with --debug for the traceback)"
             print(
-                f"autocat: error: {type(exc).__name__}: {_one_line(exc)}{hint}",
+                f"autocat: error: {type(exc).__name__}: {for_cli(_one_line(exc))}"
+                f"{hint}",
                 file=sys.stderr,
             )
             return 1

@@ -239,7 +239,7 @@ for name in names:
                     model = fit(task, X_train, y_train, split)
                     test_score = score(task, model, X_test, y_test)
                     error = ""
-                except Exception as exc:  # a failure is a result, reported as such
+                except Exception as exc:  # reported as a result, then fails the run
                     test_score, error = float("nan"), f"{type(exc).__name__}: {exc}"
             row = {
                 "task": name,
@@ -294,10 +294,18 @@ with pd.option_context("display.width", 160, "display.float_format", "{:.4f}".fo
     print(spread.to_string())
     print("\nFit time in seconds, median over splits:")
     print(fit_time.to_string(float_format="{:.1f}".format))
+failures = results[results["error"] != ""]
 print(
-    f"\nautocat >= skrub on {wins} of {len(table)} task(s); time budget "
+    f"\n{len(failures)} failed fit(s); "
+    f"autocat >= skrub on {wins} of {len(table)} task(s); time budget "
     f"{args.time_budget} s; {args.threads} thread(s) each; wall time "
     f"{time.perf_counter() - started:.0f} s; "
     f"peak memory {peak_mb:.0f} MiB; autocat {autocat.__version__}, "
     f"{os.cpu_count()} CPU(s)."
 )
+if len(failures):  # the other results are printed above, but the run failed
+    first = failures.iloc[0]
+    raise SystemExit(
+        f"{len(failures)} fit(s) failed; the first: {first['method']} on "
+        f"{first['task']} split {first['split']}: {first['error']}"
+    )

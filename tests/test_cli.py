@@ -403,16 +403,23 @@ def test_demo_on_a_sample_of_the_bundled_table(capsys, tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_demo_with_its_defaults_finishes_in_time(capsys, tmp_path, monkeypatch):
+    # the README: the demo searches "for about 40 s", then writes the report
     import time
 
     monkeypatch.chdir(tmp_path)
     tic = time.perf_counter()
-    code, out, err = run(capsys, "demo", "-q")
+    code, out, err = run(capsys, "demo", "-q", "--format", "json")
     elapsed = time.perf_counter() - tic
     assert code == 0, err
-    assert "seed: 0" in out
-    assert f"report written to {(tmp_path / cli.DEMO_REPORT).resolve()}" in out
-    assert elapsed < 100, elapsed
+    payload = json.loads(out)
+    assert payload["seed"] == 0 and payload["n_trials"] >= 2
+    assert payload["report"] == str((tmp_path / cli.DEMO_REPORT).resolve())
+    # auto_fit keeps to its budget (within 10%, refit included) ...
+    assert payload["elapsed_s"] <= 1.1 * cli.DEMO_TIME_BUDGET, payload["elapsed_s"]
+    # ... and loading the data and writing the report add at most half of it
+    assert elapsed <= 1.5 * cli.DEMO_TIME_BUDGET, elapsed
+    # the search found a model, far better than the mean
+    assert payload["cv_score"] > 0.8, payload["cv_score"]
 
 
 def test_quiet_silences_logs_and_handlers_do_not_leak(
@@ -450,3 +457,41 @@ def test_predict_reordered_columns_and_unseen_labels(capsys, tmp_path):
     assert code == 0, err
     assert "could not score the labelled rows" in err
     assert len(out.strip().splitlines()) == 51
+
+
+# --- messages for command-line users ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("api", "cli_text"),
+    [
+        (
+            "Pass another study_name= to start a new study.",
+            "Pass another --study-name to start a new study.",
+        ),
+        ("Use task='binary' or 'multiclass'.", "Use --task binary or 'multiclass'."),
+        (
+            "No trial finished; raise time_budget or pass n_trials.",
+            "No trial finished; raise --time-budget or pass --n-trials.",
+        ),
+        (
+            "Cannot open it, given as storage= (x).",
+            "Cannot open it, given as --storage (x).",
+        ),
+        (
+            "metric='r2' cannot score a binary task.",
+            "--metric r2 cannot score a binary task.",
+        ),
+        ("Damaged file. Pass strict=False to load anyway.", "Damaged file."),
+    ],
+)
+def test_api_options_become_cli_options(api, cli_text):
+    assert cli.for_cli(api) == cli_text
+
+
+def test_fit_help_lists_the_options_that_messages_point_to(capsys):
+    code, out, _ = run(capsys, "fit", "--help")
+    assert code == 0
+    options = ["--task", "--metric", "--cv", "--n-jobs", "--storage", "--study-name"]
+    for option in [*options, "--time-budget", "--n-trials", "--seed"]:
+        assert option in out, option

@@ -235,6 +235,7 @@ import autocat
 import pandas as pd
 paths, out = json.loads(sys.argv[1]), sys.argv[2]
 frame = pd.read_pickle(sys.argv[3])
+public = [getattr(autocat, name) for name in autocat.__all__]  # imports autocat
 before = set(sys.modules)
 loaded = {key: autocat.load(path) for key, path in paths.items()}
 new_modules = sorted(set(sys.modules) - before)
