@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import optuna
-import xgboost
 from optuna.trial import TrialState
 
 from autocat._budget import Budget, BudgetExhausted
@@ -46,6 +45,7 @@ from autocat._trials import (
     TrialRunner,
     inner_splits,
 )
+from autocat._validation import is_fatal_error
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -406,16 +406,6 @@ def _run_in(context: contextvars.Context, function: Any, *args: Any) -> Any:
         return exc
 
 
-def _fatal(error: BaseException) -> bool:
-    """Errors after which more trials would fail the same way (memory)."""
-    if isinstance(error, MemoryError):
-        return True
-    text = str(error).lower()
-    return isinstance(error, xgboost.core.XGBoostError) and (
-        "bad_alloc" in text or "out of memory" in text
-    )
-
-
 def tune(
     X: pd.DataFrame,
     y: np.ndarray,
@@ -575,7 +565,7 @@ def tune(
                         type(outcome).__name__,
                         outcome,
                     )
-                    if _fatal(outcome):
+                    if is_fatal_error(outcome):
                         stopped = True
                 progress.update(_best_value(study))
                 if interrupted:
