@@ -15,6 +15,7 @@ from autocat._search_space import (
     suggest_vectorizer,
 )
 from autocat._table_vectorizer import TableVectorizer
+from autocat._text import TextEncoder
 
 __version__ = "0.1.0"
 
@@ -25,6 +26,7 @@ __all__ = [
     "MinHashEncoder",
     "Recipe",
     "TableVectorizer",
+    "TextEncoder",
     "__version__",
     "auto_fit",
     "load",
