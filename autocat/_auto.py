@@ -17,6 +17,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.pipeline import Pipeline
 
 from autocat._dataframe import is_pandas, is_polars, series_values, to_pandas
+from autocat._encoder_choice import check_specific
 from autocat._recipe import TASKS, Recipe
 from autocat._result import AutoResult
 from autocat._tuning import _Deadline, resolve_threads, tune
@@ -250,6 +251,7 @@ def auto_fit(
     n_jobs: int = 1,
     show_progress: bool = True,
     callbacks: Sequence[Callable[[optuna.Study, FrozenTrial], None]] = (),
+    specific_transformers: dict[str, Any] | None = None,
 ) -> AutoResult:
     """Tune the min-hash / Gamma-Poisson + XGBoost recipe on a table and refit it.
 
@@ -295,6 +297,10 @@ def auto_fit(
         Show a progress bar (trials, best score, time left) on stderr.
     callbacks : sequence of callables, default=()
         ``callback(study, trial)`` after each trial, as in Optuna.
+    specific_transformers : dict of str to str or transformer, optional
+        Per-column overrides of every recipe's :class:`~autocat.TableVectorizer`,
+        e.g. ``{"zip": "onehot", "notes": "text", "id": "drop"}`` (see its
+        ``specific_transformers``).
 
     Returns
     -------
@@ -337,6 +343,7 @@ def auto_fit(
     if n_trials is None and time_budget is None:
         n_trials = DEFAULT_N_TRIALS
     X, y_raw, target_name = _split_target(df, target)
+    check_specific(specific_transformers, [str(c) for c in X.columns])
     missing = pd.isna(y_raw)
     if missing.any():
         logger.warning("dropping %d rows whose target is missing", int(missing.sum()))
@@ -373,6 +380,7 @@ def auto_fit(
         n_jobs=n_jobs,
         show_progress=show_progress,
         callbacks=callbacks,
+        specific_transformers=specific_transformers,
     )
     best = outcome.best_trial
     params = dict(best.params)
@@ -386,7 +394,7 @@ def auto_fit(
         refit_deadline = deadline + 0.1 * float(time_budget)
     pipeline = _refit(
         X, y, task, params, n_estimators, int(random_state), total_threads,
-        refit_deadline,
+        refit_deadline, specific_transformers,
     )  # fmt: skip
     refit_s = time.monotonic() - refit_start
     logger.info(
@@ -445,9 +453,14 @@ def _refit(
     random_state: int,
     n_threads: int,
     deadline: float | None,
+    specific_transformers: dict[str, Any] | None = None,
 ) -> Pipeline:
     recipe = Recipe.from_params(
-        task, params, random_state=random_state, n_jobs=n_threads
+        task,
+        params,
+        random_state=random_state,
+        n_jobs=n_threads,
+        specific_transformers=specific_transformers,
     )
     vectorizer = recipe.build_vectorizer()
     X_encoded = vectorizer.fit_transform(X, y)

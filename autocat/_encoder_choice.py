@@ -70,6 +70,11 @@ def check_specific(specific: dict[Any, Any] | None, names: list[str]) -> dict[st
     >>> check_specific({"title": "text"}, ["title", "salary"])
     {'title': 'text'}
     """
+    if specific is not None and not isinstance(specific, dict):
+        raise TypeError(
+            "specific_transformers must be a dict {column: choice}, got "
+            f"{type(specific).__name__}: {specific!r}."
+        )
     specific = specific or {}
     unknown = [str(c) for c in specific if str(c) not in names]
     if unknown:

@@ -11,6 +11,7 @@ from xgboost import XGBClassifier, XGBRegressor
 __all__ = [
     "ENCODERS",
     "TASKS",
+    "TEXT_ANALYZERS",
     "VECTORIZER_PARAMS",
     "Recipe",
     "check_task",
@@ -18,14 +19,25 @@ __all__ = [
 ]
 
 TASKS: tuple[str, ...] = ("regression", "binary", "multiclass")
-ENCODERS: tuple[str, ...] = ("minhash", "gamma_poisson")
+ENCODERS: tuple[str, ...] = ("minhash", "gamma_poisson", "target", "text")
+#: The analyzers of :class:`~autocat.TextEncoder`.
+TEXT_ANALYZERS: tuple[str, ...] = ("both", "word", "char")
+# Task -> TargetEncoder's target_type.
+_TARGET_TYPES = {
+    "regression": "continuous",
+    "binary": "binary",
+    "multiclass": "multiclass",
+}
 
 # Flat recipe name -> parameter of the TableVectorizer step. With Gamma-Poisson,
-# the vectorizer holds a GammaPoissonEncoder instance whose own parameters are set.
+# the vectorizer holds a GammaPoissonEncoder instance whose own parameters are set;
+# free-text columns always get a TextEncoder instance.
 _VECTORIZER_PARAM_NAMES: dict[str, str] = {
     "encoder": "high_cardinality",
     "n_components": "n_components",
     "cardinality_threshold": "cardinality_threshold",
+    "text_n_components": "text__n_components",
+    "text_analyzer": "text__analyzer",
 }
 _GAMMA_POISSON_PARAM_NAMES: dict[str, str] = {
     "n_components": "high_cardinality__n_components",
@@ -38,6 +50,8 @@ VECTORIZER_PARAMS: tuple[str, ...] = (
     "cardinality_threshold",
     "gp_alpha",
     "gp_beta",
+    "text_n_components",
+    "text_analyzer",
 )
 
 
@@ -58,7 +72,7 @@ def pipeline_param_name(name: str, encoder: str = "minhash") -> str:
     ----------
     name : str
         A flat recipe parameter, e.g. ``'n_components'`` or ``'max_depth'``.
-    encoder : {'minhash', 'gamma_poisson'}, default='minhash'
+    encoder : {'minhash', 'gamma_poisson', 'target', 'text'}, default='minhash'
         The recipe's encoder. A Gamma-Poisson recipe's vectorizer holds a
         ``GammaPoissonEncoder`` instance, whose own parameters carry the
         dimension and the priors.
@@ -106,15 +120,26 @@ class Recipe:
     ----------
     task : {'regression', 'binary', 'multiclass'}, default='regression'
         Picks ``XGBRegressor`` or ``XGBClassifier``.
-    encoder : {'minhash', 'gamma_poisson'}, default='minhash'
-        Encoder of the high-cardinality string columns.
+    encoder : {'minhash', 'gamma_poisson', 'target', 'text'}, default='minhash'
+        Encoder of the high-cardinality string columns: min-hash, Gamma-Poisson,
+        scikit-learn's ``TargetEncoder`` (cross-fitted; its target type follows
+        ``task``) or :class:`~autocat.TextEncoder`.
     n_components : int, default=30
-        Output dimension of that encoder per column (the paper's ``d``).
+        Output dimension of that encoder per column (the paper's ``d``); target
+        encoding ignores it (one output, or one per class).
     cardinality_threshold : int, default=30
         String columns with at most this many distinct values are one-hot encoded.
     gp_alpha, gp_beta : float, default=1.1, 1.0
         Gamma prior of the Gamma-Poisson activations (shape and scale); used
         only with ``encoder='gamma_poisson'``.
+    text_n_components : int, default=30
+        Output dimension of the :class:`~autocat.TextEncoder` of free-text
+        columns (see :class:`~autocat.TableVectorizer`), whatever ``encoder``.
+    text_analyzer : {'both', 'word', 'char'}, default='both'
+        The terms that encoder counts: words, character n-grams or both.
+    specific_transformers : dict, default=None
+        Per-column overrides given to the vectorizer unchanged (see
+        :class:`~autocat.TableVectorizer`); not a searched parameter.
     random_state : int, default=0
         Seed of the encoder and of XGBoost.
     n_jobs : int, default=1
@@ -165,6 +190,9 @@ class Recipe:
         cardinality_threshold: int = 30,
         gp_alpha: float = 1.1,
         gp_beta: float = 1.0,
+        text_n_components: int = 30,
+        text_analyzer: str = "both",
+        specific_transformers: dict[str, Any] | None = None,
         random_state: int = 0,
         n_jobs: int = 1,
         **xgb_params: Any,
@@ -179,6 +207,16 @@ class Recipe:
         self.cardinality_threshold = cardinality_threshold
         self.gp_alpha = gp_alpha
         self.gp_beta = gp_beta
+        if text_analyzer not in TEXT_ANALYZERS:
+            raise ValueError(
+                f"text_analyzer must be one of {list(TEXT_ANALYZERS)}, got "
+                f"{text_analyzer!r}."
+            )
+        self.text_n_components = text_n_components
+        self.text_analyzer = text_analyzer
+        self.specific_transformers = (
+            None if specific_transformers is None else dict(specific_transformers)
+        )
         self.random_state = random_state
         self.n_jobs = n_jobs
         known = _xgb_param_names()
@@ -230,8 +268,50 @@ class Recipe:
         if self.encoder == "gamma_poisson":
             out["gp_alpha"] = self.gp_alpha
             out["gp_beta"] = self.gp_beta
+        out["text_n_components"] = self.text_n_components
+        out["text_analyzer"] = self.text_analyzer
         out.update(self.xgb_params)
         return out
+
+    @property
+    def vectorizer_params(self) -> dict[str, Any]:
+        """Every setting the vectorizer's output depends on, with hashable values.
+
+        Two recipes with equal ``vectorizer_params`` encode the same data into
+        the same matrix, so encodings may be cached under
+        ``tuple(sorted(recipe.vectorizer_params.items()))``. Besides the flat
+        vectorizer parameters it holds ``target_type`` (from the task, used by
+        target encoding), ``random_state`` and ``specific_transformers`` (as a
+        sorted tuple of ``(column, choice)``, transformers by their ``repr``).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> from autocat import Recipe
+        >>> params = Recipe("binary", encoder="target").vectorizer_params
+        >>> params["encoder"], params["target_type"]
+        ('target', 'binary')
+        """
+        params = {
+            name: value
+            for name, value in self.params().items()
+            if name in VECTORIZER_PARAMS
+        }
+        specific = self.specific_transformers or {}
+        params.update(
+            target_type=_TARGET_TYPES[self.task],
+            random_state=self.random_state,
+            specific_transformers=tuple(
+                sorted(
+                    (str(column), choice if isinstance(choice, str) else repr(choice))
+                    for column, choice in specific.items()
+                )
+            ),
+        )
+        return params
 
     def build_vectorizer(self) -> Any:
         """Return the unfitted :class:`~autocat.TableVectorizer` of this recipe.
@@ -240,9 +320,11 @@ class Recipe:
         -------
         TableVectorizer
             With ``encoder='gamma_poisson'``, its ``high_cardinality`` is a
-            :class:`~autocat.GammaPoissonEncoder` carrying the dimension and priors.
+            :class:`~autocat.GammaPoissonEncoder` carrying the dimension and priors;
+            its ``text`` is a :class:`~autocat.TextEncoder`.
         """
         from autocat._table_vectorizer import TableVectorizer
+        from autocat._text import TextEncoder
 
         high_cardinality: Any = self.encoder
         if self.encoder == "gamma_poisson":
@@ -254,10 +336,18 @@ class Recipe:
                 beta=self.gp_beta,
                 random_state=self.random_state,
             )
+        text = TextEncoder(
+            n_components=self.text_n_components,
+            analyzer=self.text_analyzer,
+            random_state=self.random_state,
+        )
         return TableVectorizer(
             cardinality_threshold=self.cardinality_threshold,
             high_cardinality=high_cardinality,
             n_components=self.n_components,
+            text=text,
+            specific_transformers=self.specific_transformers,
+            target_type=_TARGET_TYPES[self.task],
             random_state=self.random_state,
         )
 
@@ -302,11 +392,18 @@ class Recipe:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Recipe):
             return NotImplemented
-        return (self.task, self.params(), self.random_state, self.n_jobs) == (
+        return (
+            self.task,
+            self.params(),
+            self.random_state,
+            self.n_jobs,
+            self.specific_transformers,
+        ) == (
             other.task,
             other.params(),
             other.random_state,
             other.n_jobs,
+            other.specific_transformers,
         )
 
     __hash__ = None  # type: ignore[assignment]

@@ -26,6 +26,7 @@ from optuna.distributions import (
 
 from autocat._recipe import (
     ENCODERS,
+    TEXT_ANALYZERS,
     Recipe,
     check_task,
     pipeline_param_name,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "N_COMPONENTS",
     "SEARCH_SPACE",
+    "TEXT_N_COMPONENTS",
     "ParamSpec",
     "default_params",
     "param_distributions",
@@ -66,6 +68,9 @@ class ParamSpec:
         Values tried by :func:`param_grid`.
     only_for_encoder : str or None
         When set, the parameter exists only when ``encoder`` has this value.
+    unused_by : tuple of str, default=()
+        Encoders on which the parameter has no effect: their grid holds its
+        default only.
     """
 
     name: str
@@ -74,10 +79,13 @@ class ParamSpec:
     default: Any
     grid: tuple[Any, ...]
     only_for_encoder: str | None = None
+    unused_by: tuple[str, ...] = ()
 
 
 #: Encoder dimensions tried: log-spaced, with the paper's 30 and 100.
 N_COMPONENTS: tuple[int, ...] = (10, 20, 30, 50, 100)
+#: Dimensions of the text encoder tried.
+TEXT_N_COMPONENTS: tuple[int, ...] = (10, 30, 100)
 
 # The single source of truth. Defaults are the paper's recipe: d = 30, cardinality
 # threshold 30, XGBoost's own defaults (learning_rate 0.3, max_depth 6, ...). The
@@ -86,7 +94,9 @@ N_COMPONENTS: tuple[int, ...] = (10, 20, 30, 50, 100)
 # log scale cannot hold: its lower end, 1e-8, is the same model in effect.
 # The encoder's parameters take few values so that trials share encodings (see
 # autocat._tuning.EncodingCache); the cardinality threshold may be any integer, as
-# thresholds that split the columns alike share theirs too.
+# thresholds that split the columns alike share theirs too. Target encoding
+# ignores n_components. The text encoder's parameters apply to free-text columns
+# whatever the encoder of the other high-cardinality columns.
 SEARCH_SPACE: tuple[ParamSpec, ...] = (
     ParamSpec(
         "encoder",
@@ -101,6 +111,7 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
         CategoricalDistribution(N_COMPONENTS),
         30,
         (30, 100),
+        unused_by=("target",),
     ),
     ParamSpec(
         "gp_alpha",
@@ -117,6 +128,20 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
         1.0,
         (1.0,),
         only_for_encoder="gamma_poisson",
+    ),
+    ParamSpec(
+        "text_n_components",
+        "vectorizer",
+        CategoricalDistribution(TEXT_N_COMPONENTS),
+        30,
+        (30,),
+    ),
+    ParamSpec(
+        "text_analyzer",
+        "vectorizer",
+        CategoricalDistribution(TEXT_ANALYZERS),
+        "both",
+        ("both",),
     ),
     ParamSpec(
         "cardinality_threshold",
@@ -177,7 +202,7 @@ def default_params(encoder: str = "minhash") -> dict[str, Any]:
 
     Parameters
     ----------
-    encoder : {'minhash', 'gamma_poisson'}, default='minhash'
+    encoder : {'minhash', 'gamma_poisson', 'target', 'text'}, default='minhash'
         The high-cardinality encoder.
 
     Returns
@@ -363,7 +388,7 @@ def param_distributions(task: str, *, prefix: str = "") -> dict[str, BaseDistrib
     >>> space["vectorizer__n_components"]
     CategoricalDistribution(choices=(10, 20, 30, 50, 100))
     >>> len(space)
-    10
+    12
     """
     check_task(task)
     prefix = _check_prefix(prefix)
@@ -377,9 +402,11 @@ def param_distributions(task: str, *, prefix: str = "") -> dict[str, BaseDistrib
 def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
     """Return the paper's grid, as a list of grids for ``GridSearchCV``.
 
-    One grid per encoder. Keys are pipeline parameter names after ``prefix``; the
-    Gamma-Poisson grid puts a ``GammaPoissonEncoder`` in the vectorizer and sets
-    its dimension and priors (``vectorizer__high_cardinality__alpha``, ...).
+    One grid per encoder (:data:`~autocat._recipe.ENCODERS`). Keys are pipeline
+    parameter names after ``prefix``; the Gamma-Poisson grid puts a
+    ``GammaPoissonEncoder`` in the vectorizer and sets its dimension and priors
+    (``vectorizer__high_cardinality__alpha``, ...); the target-encoding grid keeps
+    ``n_components`` at 30, which it ignores.
     Every value is a list, so the result also fits ``RandomizedSearchCV``'s
     ``param_distributions``.
 
@@ -393,9 +420,9 @@ def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
     Returns
     -------
     list of dict
-        ``[min-hash grid, Gamma-Poisson grid]``: d in {30, 100}, learning_rate in
-        {0.05, 0.1, 0.3}, max_depth in {3, 6, 9}, the rest at the paper's values:
-        36 points in all.
+        ``[min-hash, Gamma-Poisson, target, text]`` grids: d in {30, 100} (not
+        for target encoding), learning_rate in {0.05, 0.1, 0.3}, max_depth in
+        {3, 6, 9}, the rest at the paper's values: 63 points in all.
 
     Examples
     --------
@@ -403,7 +430,7 @@ def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
     >>> from sklearn.model_selection import ParameterGrid
     >>> grids = param_grid("regression")
     >>> grids[0]["vectorizer__n_components"], len(ParameterGrid(grids))
-    ([30, 100], 36)
+    ([30, 100], 63)
     """
     check_task(task)
     prefix = _check_prefix(prefix)
@@ -414,6 +441,8 @@ def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
             if not _applies(spec, encoder):
                 continue
             values = list(spec.grid)
+            if encoder in spec.unused_by:
+                values = [spec.default]
             if spec.name == "encoder":
                 values = [Recipe(encoder=encoder).build_vectorizer().high_cardinality]
             grid[prefix + pipeline_param_name(spec.name, encoder)] = values

@@ -354,7 +354,9 @@ class _Objective:
         cache: EncodingCache,
         deadline: float | None,
         time_budget: float | None,
+        specific_transformers: dict[str, Any] | None = None,
     ) -> None:
+        self.specific_transformers = specific_transformers
         self.X = X
         self.y = y
         self.task = task
@@ -395,7 +397,7 @@ class _Objective:
         X_train = vectorizer.fit_transform(self.X.iloc[train], self.y[train])
         X_valid = vectorizer.transform(self.X.iloc[valid])
         plan = vectorizer.describe()
-        text = plan["kind"].isin(["low_cardinality", "high_cardinality"])
+        text = plan["kind"].isin(["low_cardinality", "high_cardinality", "text"])
         distinct = dict(
             zip(plan["column"][text], plan["n_distinct"][text], strict=True)
         )
@@ -416,10 +418,11 @@ class _Objective:
         threshold = recipe.cardinality_threshold
         high = tuple(sorted(c for c, n in distinct.items() if n > threshold))
         encoder: tuple[Any, ...] = ()
-        if high:
-            encoder = (recipe.encoder, recipe.n_components)
-            if recipe.encoder == "gamma_poisson":
-                encoder += (recipe.gp_alpha, recipe.gp_beta)
+        if high or recipe.specific_transformers:
+            # free-text columns are high-cardinality ones: `high` covers them
+            params = dict(recipe.vectorizer_params)
+            del params["cardinality_threshold"]
+            encoder = tuple(sorted(params.items()))
         return (fold, high, encoder, recipe.random_state)
 
     def encoded(self, recipe: Recipe, fold: int) -> tuple[Any, Any, float]:
@@ -448,7 +451,11 @@ class _Objective:
         study = trial.study
         params = suggest_params(trial)
         recipe = Recipe(
-            self.task, random_state=self.random_state, n_jobs=self.xgb_threads, **params
+            self.task,
+            random_state=self.random_state,
+            n_jobs=self.xgb_threads,
+            specific_transformers=self.specific_transformers,
+            **params,
         )
         done = _completed(study)
         may_stop = self.deadline is not None and bool(done)
@@ -619,6 +626,7 @@ def tune(
     pruner: optuna.pruners.BasePruner | None = None,
     callbacks: Sequence[Callable[[optuna.Study, FrozenTrial], None]] = (),
     cache: EncodingCache | None = None,
+    specific_transformers: dict[str, Any] | None = None,
 ) -> TuneOutcome:
     """Run the search and return its outcome.
 
@@ -657,6 +665,8 @@ def tune(
         Passed to :meth:`optuna.Study.optimize`.
     cache : EncodingCache, optional
         Reuse a cache (e.g. across calls on the same data and folds).
+    specific_transformers : dict, optional
+        Per-column overrides given to every recipe's vectorizer.
 
     Returns
     -------
@@ -699,6 +709,7 @@ def tune(
         cache=cache,
         deadline=deadline,
         time_budget=time_budget,
+        specific_transformers=specific_transformers,
     )
     progress = _Progress(show_progress, n_trials, deadline)
 
