@@ -498,7 +498,7 @@ def _cmd_describe(args: argparse.Namespace) -> int:
         if target is None:
             raise UsageError("target encoding needs --target COL, the target")
         known = target.notna().to_numpy()  # rows without a target are left out
-        frame, y = frame[known], target[known].to_numpy(dtype=object)
+        frame, y = frame[known], target[known].to_numpy()
     vectorizer = TableVectorizer(
         cardinality_threshold=args.cardinality_threshold,
         high_cardinality=args.high_cardinality,
