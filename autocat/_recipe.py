@@ -12,6 +12,7 @@ __all__ = [
     "ENCODERS",
     "TASKS",
     "TEXT_ANALYZERS",
+    "TEXT_ENCODERS",
     "VECTORIZER_PARAMS",
     "Recipe",
     "check_task",
@@ -20,6 +21,8 @@ __all__ = [
 
 TASKS: tuple[str, ...] = ("regression", "binary", "multiclass")
 ENCODERS: tuple[str, ...] = ("minhash", "gamma_poisson", "target", "text")
+#: Encoders of free-text columns: the TextEncoder, or min-hash as other columns.
+TEXT_ENCODERS: tuple[str, ...] = ("text", "minhash")
 #: The analyzers of :class:`~autocat.TextEncoder`.
 TEXT_ANALYZERS: tuple[str, ...] = ("both", "word", "char")
 # Task -> TargetEncoder's target_type.
@@ -36,6 +39,7 @@ _VECTORIZER_PARAM_NAMES: dict[str, str] = {
     "encoder": "high_cardinality",
     "n_components": "n_components",
     "cardinality_threshold": "cardinality_threshold",
+    "text_encoder": "text",
     "text_n_components": "text__n_components",
     "text_analyzer": "text__analyzer",
 }
@@ -50,6 +54,7 @@ VECTORIZER_PARAMS: tuple[str, ...] = (
     "cardinality_threshold",
     "gp_alpha",
     "gp_beta",
+    "text_encoder",
     "text_n_components",
     "text_analyzer",
 )
@@ -93,7 +98,7 @@ def pipeline_param_name(name: str, encoder: str = "minhash") -> str:
         return "vectorizer__" + _GAMMA_POISSON_PARAM_NAMES[name]
     if name in _VECTORIZER_PARAM_NAMES:
         return "vectorizer__" + _VECTORIZER_PARAM_NAMES[name]
-    if name in VECTORIZER_PARAMS:
+    if name in VECTORIZER_PARAMS:  # pragma: no cover - every name is mapped
         raise ValueError(
             f"{name!r} is a parameter of the 'gamma_poisson' encoder only; got "
             f"encoder={encoder!r}."
@@ -132,11 +137,16 @@ class Recipe:
     gp_alpha, gp_beta : float, default=1.1, 1.0
         Gamma prior of the Gamma-Poisson activations (shape and scale); used
         only with ``encoder='gamma_poisson'``.
+    text_encoder : {'text', 'minhash'}, default='text'
+        Encoder of free-text columns (see :class:`~autocat.TableVectorizer`),
+        whatever ``encoder``: a :class:`~autocat.TextEncoder`, or min-hash with
+        ``n_components``.
     text_n_components : int, default=30
-        Output dimension of the :class:`~autocat.TextEncoder` of free-text
-        columns (see :class:`~autocat.TableVectorizer`), whatever ``encoder``.
+        Output dimension of that :class:`~autocat.TextEncoder`.
     text_analyzer : {'both', 'word', 'char'}, default='both'
-        The terms that encoder counts: words, character n-grams or both.
+        The terms it counts: words, character n-grams or both. Both text
+        parameters are used (and listed by :meth:`params`) only with
+        ``text_encoder='text'``.
     specific_transformers : dict, default=None
         Per-column overrides given to the vectorizer unchanged (see
         :class:`~autocat.TableVectorizer`); not a searched parameter.
@@ -190,6 +200,7 @@ class Recipe:
         cardinality_threshold: int = 30,
         gp_alpha: float = 1.1,
         gp_beta: float = 1.0,
+        text_encoder: str = "text",
         text_n_components: int = 30,
         text_analyzer: str = "both",
         specific_transformers: dict[str, Any] | None = None,
@@ -207,6 +218,12 @@ class Recipe:
         self.cardinality_threshold = cardinality_threshold
         self.gp_alpha = gp_alpha
         self.gp_beta = gp_beta
+        if text_encoder not in TEXT_ENCODERS:
+            raise ValueError(
+                f"text_encoder must be one of {list(TEXT_ENCODERS)}, got "
+                f"{text_encoder!r}."
+            )
+        self.text_encoder = text_encoder
         if text_analyzer not in TEXT_ANALYZERS:
             raise ValueError(
                 f"text_analyzer must be one of {list(TEXT_ANALYZERS)}, got "
@@ -253,7 +270,8 @@ class Recipe:
     def params(self) -> dict[str, Any]:
         """Return the flat parameters: vectorizer ones, then XGBoost ones.
 
-        The Gamma-Poisson priors are included only when that encoder is used.
+        The Gamma-Poisson priors are included only when that encoder is used,
+        the text encoder's parameters only with ``text_encoder='text'``.
 
         Returns
         -------
@@ -268,8 +286,10 @@ class Recipe:
         if self.encoder == "gamma_poisson":
             out["gp_alpha"] = self.gp_alpha
             out["gp_beta"] = self.gp_beta
-        out["text_n_components"] = self.text_n_components
-        out["text_analyzer"] = self.text_analyzer
+        out["text_encoder"] = self.text_encoder
+        if self.text_encoder == "text":
+            out["text_n_components"] = self.text_n_components
+            out["text_analyzer"] = self.text_analyzer
         out.update(self.xgb_params)
         return out
 
@@ -321,7 +341,8 @@ class Recipe:
         TableVectorizer
             With ``encoder='gamma_poisson'``, its ``high_cardinality`` is a
             :class:`~autocat.GammaPoissonEncoder` carrying the dimension and priors;
-            its ``text`` is a :class:`~autocat.TextEncoder`.
+            with ``text_encoder='text'``, its ``text`` is a
+            :class:`~autocat.TextEncoder`.
         """
         from autocat._table_vectorizer import TableVectorizer
         from autocat._text import TextEncoder
@@ -336,11 +357,13 @@ class Recipe:
                 beta=self.gp_beta,
                 random_state=self.random_state,
             )
-        text = TextEncoder(
-            n_components=self.text_n_components,
-            analyzer=self.text_analyzer,
-            random_state=self.random_state,
-        )
+        text: Any = self.text_encoder
+        if self.text_encoder == "text":
+            text = TextEncoder(
+                n_components=self.text_n_components,
+                analyzer=self.text_analyzer,
+                random_state=self.random_state,
+            )
         return TableVectorizer(
             cardinality_threshold=self.cardinality_threshold,
             high_cardinality=high_cardinality,

@@ -27,6 +27,7 @@ from optuna.distributions import (
 from autocat._recipe import (
     ENCODERS,
     TEXT_ANALYZERS,
+    TEXT_ENCODERS,
     Recipe,
     check_task,
     pipeline_param_name,
@@ -71,6 +72,9 @@ class ParamSpec:
     unused_by : tuple of str, default=()
         Encoders on which the parameter has no effect: their grid holds its
         default only.
+    only_if : tuple of (str, object) or None, default=None
+        When set to ``(name, value)``, the parameter exists only when the
+        parameter ``name`` has this value.
     """
 
     name: str
@@ -80,6 +84,7 @@ class ParamSpec:
     grid: tuple[Any, ...]
     only_for_encoder: str | None = None
     unused_by: tuple[str, ...] = ()
+    only_if: tuple[str, Any] | None = None
 
 
 #: Encoder dimensions tried: log-spaced, with the paper's 30 and 100.
@@ -130,11 +135,19 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
         only_for_encoder="gamma_poisson",
     ),
     ParamSpec(
+        "text_encoder",
+        "vectorizer",
+        CategoricalDistribution(TEXT_ENCODERS),
+        "text",
+        ("text",),
+    ),
+    ParamSpec(
         "text_n_components",
         "vectorizer",
         CategoricalDistribution(TEXT_N_COMPONENTS),
         30,
         (30,),
+        only_if=("text_encoder", "text"),
     ),
     ParamSpec(
         "text_analyzer",
@@ -142,6 +155,7 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
         CategoricalDistribution(TEXT_ANALYZERS),
         "both",
         ("both",),
+        only_if=("text_encoder", "text"),
     ),
     ParamSpec(
         "cardinality_threshold",
@@ -193,8 +207,18 @@ def _check_prefix(prefix: object) -> str:
     return prefix
 
 
-def _applies(spec: ParamSpec, encoder: str) -> bool:
-    return spec.only_for_encoder is None or spec.only_for_encoder == encoder
+def _applies(spec: ParamSpec, params: dict[str, Any]) -> bool:
+    """Return whether ``spec`` exists given the values in ``params``."""
+    if spec.only_for_encoder is not None and "encoder" in params:
+        if params["encoder"] != spec.only_for_encoder:
+            return False
+    if spec.only_if is not None and spec.only_if[0] in params:
+        return bool(params[spec.only_if[0]] == spec.only_if[1])
+    return True
+
+
+def _conditional(spec: ParamSpec) -> bool:
+    return spec.only_for_encoder is not None or spec.only_if is not None
 
 
 def default_params(encoder: str = "minhash") -> dict[str, Any]:
@@ -219,9 +243,11 @@ def default_params(encoder: str = "minhash") -> dict[str, Any]:
     """
     if encoder not in ENCODERS:
         raise ValueError(f"encoder must be one of {list(ENCODERS)}, got {encoder!r}.")
-    params = {s.name: s.default for s in SEARCH_SPACE if _applies(s, encoder)}
-    params["encoder"] = encoder
-    return params
+    params: dict[str, Any] = {"encoder": encoder}
+    for spec in SEARCH_SPACE:
+        if spec.name != "encoder" and _applies(spec, params):
+            params[spec.name] = spec.default
+    return {s.name: params[s.name] for s in SEARCH_SPACE if s.name in params}
 
 
 def _suggest(trial: optuna.Trial, spec: ParamSpec, prefix: str) -> Any:
@@ -267,9 +293,8 @@ def suggest_params(
     for spec in SEARCH_SPACE:
         if spec.step not in steps:
             continue
-        if spec.only_for_encoder is not None and "encoder" in params:
-            if params["encoder"] != spec.only_for_encoder:
-                continue
+        if not _applies(spec, params):
+            continue
         params[spec.name] = _suggest(trial, spec, prefix)
     return params
 
@@ -378,8 +403,9 @@ def param_distributions(task: str, *, prefix: str = "") -> dict[str, BaseDistrib
     Notes
     -----
     A flat dict cannot say that a parameter only exists for one encoder, so the
-    Gamma-Poisson priors are left out (they keep the paper's values); use
-    :func:`suggest_pipeline` for the full, conditional space.
+    Gamma-Poisson priors and the text encoder's dimension and analyzer are left
+    out (they keep their defaults); use :func:`suggest_pipeline` for the full,
+    conditional space.
 
     Examples
     --------
@@ -388,14 +414,14 @@ def param_distributions(task: str, *, prefix: str = "") -> dict[str, BaseDistrib
     >>> space["vectorizer__n_components"]
     CategoricalDistribution(choices=(10, 20, 30, 50, 100))
     >>> len(space)
-    12
+    11
     """
     check_task(task)
     prefix = _check_prefix(prefix)
     return {
         prefix + pipeline_param_name(s.name): s.distribution
         for s in SEARCH_SPACE
-        if s.only_for_encoder is None
+        if not _conditional(s)
     }
 
 
@@ -438,13 +464,17 @@ def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
     for encoder in ENCODERS:
         grid: dict[str, list[Any]] = {}
         for spec in SEARCH_SPACE:
-            if not _applies(spec, encoder):
+            if not _applies(spec, default_params(encoder)):
                 continue
             values = list(spec.grid)
             if encoder in spec.unused_by:
                 values = [spec.default]
             if spec.name == "encoder":
                 values = [Recipe(encoder=encoder).build_vectorizer().high_cardinality]
+            if spec.name == "text_encoder":
+                values = [
+                    Recipe(text_encoder=t).build_vectorizer().text for t in values
+                ]
             grid[prefix + pipeline_param_name(spec.name, encoder)] = values
         grids.append(grid)
     return grids

@@ -77,6 +77,7 @@ def test_params_round_trip():
         "encoder": "minhash",
         "n_components": 16,
         "cardinality_threshold": 30,
+        "text_encoder": "text",
         "text_n_components": 30,
         "text_analyzer": "both",
         "learning_rate": 0.1,
@@ -129,6 +130,12 @@ def test_text_encoder_parameters_reach_the_vectorizer():
     assert params[pipeline_param_name("text_n_components")] == 10
     assert params[pipeline_param_name("text_analyzer")] == "word"
     assert params[pipeline_param_name("encoder", "text")] == "text"
+    minhash = Recipe(text_encoder="minhash", text_n_components=10)
+    assert minhash.build_vectorizer().text == "minhash"
+    assert "text_n_components" not in minhash.params()
+    assert minhash.params()["text_encoder"] == "minhash"
+    with pytest.raises(ValueError, match="text_encoder must be one of"):
+        Recipe(text_encoder="target")
 
 
 def test_vectorizer_params_key_the_encoding(table):

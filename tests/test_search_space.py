@@ -56,6 +56,9 @@ def test_default_params_per_encoder():
 def test_suggest_params_is_conditional():
     minhash = suggest_params(optuna.trial.FixedTrial(default_params("minhash")))
     assert minhash["text_analyzer"] == "both"
+    fixed = {**default_params("minhash"), "text_encoder": "minhash"}
+    plain = suggest_params(optuna.trial.FixedTrial(fixed))
+    assert "text_n_components" not in plain and "text_analyzer" not in plain
     assert set(minhash) == {s.name for s in SEARCH_SPACE} - {"gp_alpha", "gp_beta"}
     fixed = {**default_params("gamma_poisson"), "gp_alpha": 2.0}
     gamma = suggest_params(optuna.trial.FixedTrial(fixed))
@@ -135,6 +138,8 @@ def test_views_share_one_source_of_truth():
     assert grids[2]["vectorizer__n_components"] == [30]  # target encoding ignores it
     assert grids[3]["vectorizer__high_cardinality"] == ["text"]
     assert grids[3]["vectorizer__text__analyzer"] == ["both"]
+    (text,) = grids[0]["vectorizer__text"]
+    assert type(text).__name__ == "TextEncoder"
     assert len(ParameterGrid(grids)) == 18 + 18 + 9 + 18
     assert space["vectorizer__high_cardinality"].choices == (
         "minhash",
@@ -142,10 +147,8 @@ def test_views_share_one_source_of_truth():
         "target",
         "text",
     )
-    assert (
-        space["vectorizer__text__n_components"]
-        is by_name["text_n_components"].distribution
-    )
+    assert space["vectorizer__text"] is by_name["text_encoder"].distribution
+    assert "vectorizer__text__n_components" not in space  # conditional
     assert grids[0]["model__learning_rate"] == list(by_name["learning_rate"].grid)
 
 
