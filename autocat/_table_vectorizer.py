@@ -359,7 +359,10 @@ default='text'
             )
         specific = check_specific(self.specific_transformers, names)
         named = [self.high_cardinality, self.text, *specific.values()]
-        needs_y = any(isinstance(c, str) and c == "target" for c in named)
+        needs_y = any(
+            (isinstance(c, str) and c == "target") or isinstance(c, _CROSS_FITTED)
+            for c in named
+        )
         y = check_y(y, n_rows(X), needs_y)
         items = [
             (name, column, specific.get(name), y)

@@ -91,6 +91,8 @@ def test_target_encoding_needs_y_before_any_work():
     y_missing[3] = np.nan
     with pytest.raises(ValueError, match="1 missing value"):
         TableVectorizer(high_cardinality="target").fit(frame, y_missing)
+    with pytest.raises(ValueError, match="target encoding"):
+        TableVectorizer(high_cardinality=TargetEncoder()).fit(frame)
     TableVectorizer().fit(frame, y[:10])  # y unused: not checked
 
 
