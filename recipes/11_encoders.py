@@ -96,14 +96,14 @@ def load_task(name: str) -> tuple[pd.DataFrame, pd.Series, dict, int]:
     if "keep_target_values" in task:
         frame = frame[frame[task["target"]].isin(task["keep_target_values"])]
     frame = frame[frame[task["target"]].notna()]
-    if task["task"] == "multiclass":
+    n_all = len(frame)
+    if len(frame) > args.max_rows:
+        frame = frame.sample(args.max_rows, random_state=0)
+    if task["task"] == "multiclass":  # after sampling: every class keeps 10 rows
         counts = frame[task["target"]].value_counts()
         frame = frame[
             frame[task["target"]].isin(counts.index[counts >= MIN_CLASS_ROWS])
         ]
-    n_all = len(frame)
-    if len(frame) > args.max_rows:
-        frame = frame.sample(args.max_rows, random_state=0)
     frame = frame.reset_index(drop=True)
     y = frame[task["target"]]
     if task["task"] != "regression":
