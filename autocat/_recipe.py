@@ -22,7 +22,7 @@ __all__ = [
 TASKS: tuple[str, ...] = ("regression", "binary", "multiclass")
 ENCODERS: tuple[str, ...] = ("minhash", "gamma_poisson", "target", "text")
 #: Encoders of free-text columns: the TextEncoder, or min-hash as other columns.
-TEXT_ENCODERS: tuple[str, ...] = ("text", "minhash")
+TEXT_ENCODERS: tuple[str, ...] = ("minhash", "text")
 #: The analyzers of :class:`~autocat.TextEncoder`.
 TEXT_ANALYZERS: tuple[str, ...] = ("both", "word", "char")
 # Task -> TargetEncoder's target_type.
@@ -137,10 +137,10 @@ class Recipe:
     gp_alpha, gp_beta : float, default=1.1, 1.0
         Gamma prior of the Gamma-Poisson activations (shape and scale); used
         only with ``encoder='gamma_poisson'``.
-    text_encoder : {'text', 'minhash'}, default='text'
+    text_encoder : {'minhash', 'text'}, default='minhash'
         Encoder of free-text columns (see :class:`~autocat.TableVectorizer`),
-        whatever ``encoder``: a :class:`~autocat.TextEncoder`, or min-hash with
-        ``n_components``.
+        whatever ``encoder``: min-hash with ``n_components``, or a
+        :class:`~autocat.TextEncoder`.
     text_n_components : int, default=30
         Output dimension of that :class:`~autocat.TextEncoder`.
     text_analyzer : {'both', 'word', 'char'}, default='both'
@@ -200,7 +200,7 @@ class Recipe:
         cardinality_threshold: int = 30,
         gp_alpha: float = 1.1,
         gp_beta: float = 1.0,
-        text_encoder: str = "text",
+        text_encoder: str = "minhash",
         text_n_components: int = 30,
         text_analyzer: str = "both",
         specific_transformers: dict[str, Any] | None = None,

@@ -138,8 +138,8 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
         "text_encoder",
         "vectorizer",
         CategoricalDistribution(TEXT_ENCODERS),
-        "text",
-        ("text",),
+        "minhash",
+        ("minhash",),
     ),
     ParamSpec(
         "text_n_components",

@@ -112,7 +112,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
     - ``'text'``: high-cardinality columns of free text or lists, whose
       distinct values have a median of at least 6 words or 3 list items
       (``"english (fluently), spanish (poorly)"``), encoded by ``text``
-      (a :class:`TextEncoder` by default).
+      (min-hash by default; ``text='text'`` for a :class:`TextEncoder`).
     - ``'dropped'``: constant columns (one value and no missing value) and
       columns with no value at all.
 
@@ -140,10 +140,14 @@ transformer, default='minhash'
     n_components : int, default=30
         Outputs per column of the ``'minhash'``, ``'gamma_poisson'`` and
         ``'text'`` encoders.
-    text : {'text', 'minhash', 'gamma_poisson', 'target'}, transformer or None, \
-default='text'
+    text : {'minhash', 'text', 'gamma_poisson', 'target'}, transformer or None, \
+default='minhash'
         Encoder of free-text columns, named as for ``high_cardinality``;
         ``None`` finds no free text (those columns are high-cardinality).
+        Min-hash is the default because, with XGBoost, the :class:`TextEncoder`
+        did not beat it on the free-text columns of the benchmark tables
+        (``recipes/11_encoders.py``); the search of
+        :func:`~autocat.auto_fit` tries both.
     specific_transformers : dict of str to str or transformer, default=None
         Per-column overrides, ``{column: choice}``, each reported in
         :meth:`describe` with the reason ``'set by the user'``. A choice is an
@@ -278,7 +282,7 @@ default='text'
         high_cardinality: str | Any = "minhash",
         low_cardinality: str | Any = "onehot",
         n_components: int = 30,
-        text: str | Any = "text",
+        text: str | Any = "minhash",
         specific_transformers: dict[str, Any] | None = None,
         target_type: str = "auto",
         datetime: Any = None,

@@ -77,9 +77,7 @@ def test_params_round_trip():
         "encoder": "minhash",
         "n_components": 16,
         "cardinality_threshold": 30,
-        "text_encoder": "text",
-        "text_n_components": 30,
-        "text_analyzer": "both",
+        "text_encoder": "minhash",
         "learning_rate": 0.1,
     }
     again = Recipe.from_params("binary", recipe.params())
@@ -125,12 +123,14 @@ def test_target_encoding_follows_the_task(table, task, n_target_outputs):
 
 
 def test_text_encoder_parameters_reach_the_vectorizer():
-    recipe = Recipe(text_n_components=10, text_analyzer="word", encoder="text")
+    recipe = Recipe(
+        text_encoder="text", text_n_components=10, text_analyzer="word", encoder="text"
+    )
     params = recipe.build().get_params()
     assert params[pipeline_param_name("text_n_components")] == 10
     assert params[pipeline_param_name("text_analyzer")] == "word"
     assert params[pipeline_param_name("encoder", "text")] == "text"
-    minhash = Recipe(text_encoder="minhash", text_n_components=10)
+    minhash = Recipe(text_n_components=10)
     assert minhash.build_vectorizer().text == "minhash"
     assert "text_n_components" not in minhash.params()
     assert minhash.params()["text_encoder"] == "minhash"
@@ -140,8 +140,9 @@ def test_text_encoder_parameters_reach_the_vectorizer():
 
 def test_vectorizer_params_key_the_encoding(table):
     df, y = table
-    base = Recipe("regression", n_components=8, specific_transformers={"job": "text"})
-    same = Recipe("regression", n_components=8, specific_transformers={"job": "text"})
+    options = {"text_encoder": "text", "specific_transformers": {"job": "text"}}
+    base = Recipe("regression", n_components=8, **options)
+    same = Recipe("regression", n_components=8, **options)
     same.xgb_params = {"max_depth": 2}  # the model does not change the encoding
     key = tuple(sorted(base.vectorizer_params.items()))
     hash(key)
@@ -155,9 +156,8 @@ def test_vectorizer_params_key_the_encoding(table):
     assert first.tobytes() == second.tobytes()
     for other in [
         Recipe("regression", n_components=8),
-        Recipe("regression", n_components=8, text_n_components=10,
-               specific_transformers={"job": "text"}),
-        Recipe("binary", n_components=8, specific_transformers={"job": "text"}),
+        Recipe("regression", n_components=8, **options, text_n_components=10),
+        Recipe("binary", n_components=8, **options),
     ]:  # fmt: skip
         assert other.vectorizer_params != base.vectorizer_params
 

@@ -55,15 +55,19 @@ def test_default_params_per_encoder():
 
 def test_suggest_params_is_conditional():
     minhash = suggest_params(optuna.trial.FixedTrial(default_params("minhash")))
-    assert minhash["text_analyzer"] == "both"
-    fixed = {**default_params("minhash"), "text_encoder": "minhash"}
-    plain = suggest_params(optuna.trial.FixedTrial(fixed))
-    assert "text_n_components" not in plain and "text_analyzer" not in plain
-    assert set(minhash) == {s.name for s in SEARCH_SPACE} - {"gp_alpha", "gp_beta"}
+    assert minhash["text_encoder"] == "minhash"
+    text_params = {"text_n_components", "text_analyzer"}
+    assert set(minhash) == {s.name for s in SEARCH_SPACE} - {"gp_alpha", "gp_beta"} - (
+        text_params
+    )
+    fixed = {**default_params("minhash"), "text_encoder": "text"}
+    fixed.update(text_n_components=30, text_analyzer="both")
+    text = suggest_params(optuna.trial.FixedTrial(fixed))
+    assert text["text_n_components"] == 30 and text["text_analyzer"] == "both"
     fixed = {**default_params("gamma_poisson"), "gp_alpha": 2.0}
     gamma = suggest_params(optuna.trial.FixedTrial(fixed))
     assert gamma["gp_alpha"] == 2.0
-    assert set(gamma) == {s.name for s in SEARCH_SPACE}
+    assert set(gamma) == {s.name for s in SEARCH_SPACE} - text_params
 
 
 def test_suggest_params_prefix_and_steps():
@@ -137,9 +141,8 @@ def test_views_share_one_source_of_truth():
     assert grids[2]["vectorizer__high_cardinality"] == ["target"]
     assert grids[2]["vectorizer__n_components"] == [30]  # target encoding ignores it
     assert grids[3]["vectorizer__high_cardinality"] == ["text"]
-    assert grids[3]["vectorizer__text__analyzer"] == ["both"]
-    (text,) = grids[0]["vectorizer__text"]
-    assert type(text).__name__ == "TextEncoder"
+    assert grids[0]["vectorizer__text"] == ["minhash"]  # the paper's recipe
+    assert "vectorizer__text__analyzer" not in grids[3]
     assert len(ParameterGrid(grids)) == 18 + 18 + 9 + 18
     assert space["vectorizer__high_cardinality"].choices == (
         "minhash",
@@ -221,9 +224,9 @@ def test_public_names_are_reexported():
 @pytest.mark.parametrize("encoder", ["target", "text"])
 def test_new_encoders_in_a_users_objective(table, encoder):
     df, y = table
-    trial = optuna.trial.FixedTrial(
-        {**default_params(encoder), "text_n_components": 10}
-    )
+    fixed = {**default_params(encoder), "text_encoder": "text", "text_n_components": 10}
+    fixed["text_analyzer"] = "word"
+    trial = optuna.trial.FixedTrial(fixed)
     pipeline = suggest_pipeline(trial, "regression").set_params(model__n_estimators=5)
     pipeline.set_params(vectorizer__cardinality_threshold=2)
     pipeline.fit(df, y)

@@ -98,7 +98,7 @@ def test_target_encoding_needs_y_before_any_work():
 
 def test_free_text_kind():
     frame, _ = _table()
-    vectorizer = TableVectorizer().fit(frame)
+    vectorizer = TableVectorizer(text="text").fit(frame)
     assert vectorizer.column_kinds_["notes"] == "text"
     assert vectorizer.column_kinds_["city"] == "high_cardinality"
     assert isinstance(vectorizer.transformers_["notes"], TextEncoder)
@@ -107,9 +107,10 @@ def test_free_text_kind():
     assert plan.loc["notes", "n_outputs"] == 30
     off = TableVectorizer(text=None).fit(frame)
     assert off.column_kinds_["notes"] == "high_cardinality"
-    minhash = TableVectorizer(text="minhash", n_components=4).fit(frame)
+    minhash = TableVectorizer(n_components=4).fit(frame)  # the default
     assert minhash.column_kinds_["notes"] == "text"
     assert isinstance(minhash.transformers_["notes"], MinHashEncoder)
+    assert minhash.describe().set_index("column").loc["notes", "n_outputs"] == 4
 
 
 def test_text_encoder_through_the_vectorizer_equals_the_encoder():

@@ -29,16 +29,18 @@ def test_text_and_target_parameters_are_part_of_the_encoding_key():
         random_state=0, xgb_threads=1, cache=EncodingCache(), deadline=None,
         time_budget=None,
     )  # fmt: skip
-    wide, _, _ = objective.encoded(Recipe(text_n_components=30), 0)
-    narrow, _, _ = objective.encoded(Recipe(text_n_components=10), 0)
+    wide, _, _ = objective.encoded(Recipe(text_encoder="text"), 0)
+    narrow, _, _ = objective.encoded(
+        Recipe(text_encoder="text", text_n_components=10), 0
+    )
     assert (wide.shape[1], narrow.shape[1]) == (31, 11)
     word, _, _ = objective.encoded(
-        Recipe(text_n_components=10, text_analyzer="word"), 0
+        Recipe(text_encoder="text", text_n_components=10, text_analyzer="word"), 0
     )
     assert not np.array_equal(word, narrow)
     # with the text column one-hot encoded (threshold 500), no encoder parameter
     # matters, unless a column is set to an encoder by the user
-    low = Recipe(cardinality_threshold=500, text_n_components=10)
+    low = Recipe(cardinality_threshold=500, text_encoder="text")
     other = Recipe(cardinality_threshold=500, encoder="target", text_analyzer="word")
     assert objective.encoding_key(low, 0) == objective.encoding_key(other, 0)
     forced = Recipe(specific_transformers={"notes": "target"}, n_components=5)
