@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from autocat._search_space import suggest_pipeline as suggest_pipeline
     from autocat._search_space import suggest_vectorizer as suggest_vectorizer
     from autocat._table_vectorizer import TableVectorizer as TableVectorizer
+    from autocat._text import TextEncoder as TextEncoder
 
 __version__ = "0.1.0"
 
@@ -37,6 +38,7 @@ _SOURCES = {
     "MinHashEncoder": "_minhash",
     "Recipe": "_recipe",
     "TableVectorizer": "_table_vectorizer",
+    "TextEncoder": "_text",
     "auto_fit": "_auto",
     "load": "_persistence",
     "param_distributions": "_search_space",

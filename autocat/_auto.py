@@ -17,6 +17,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 
 from autocat._budget import BudgetExhausted
 from autocat._dataframe import is_pandas, is_polars, series_values, to_pandas
+from autocat._encoder_choice import check_specific
 from autocat._ensemble import fold_scorer
 from autocat._final import (
     FALLBACK_ROWS,
@@ -401,6 +402,7 @@ def auto_fit(
     show_progress: bool = True,
     callbacks: Sequence[Callable[[optuna.Study, FrozenTrial], None]] = (),
     ensemble: bool = True,
+    specific_transformers: dict[str, Any] | None = None,
 ) -> AutoResult:
     """Search min-hash / Gamma-Poisson + XGBoost recipes on a table; ensemble the best.
 
@@ -458,6 +460,10 @@ def auto_fit(
     ensemble : bool, default=True
         Combine the best trials by greedy ensemble selection; ``False`` returns
         the single best pipeline as ``model_``.
+    specific_transformers : dict of str to str or transformer, optional
+        Per-column overrides of every recipe's :class:`~autocat.TableVectorizer`,
+        e.g. ``{"zip": "onehot", "notes": "text", "id": "drop"}`` (see its
+        ``specific_transformers``).
 
     Returns
     -------
@@ -509,6 +515,7 @@ def auto_fit(
         n_trials = DEFAULT_N_TRIALS
     check_column_names(getattr(df, "columns", ()))
     X, y_raw, target_name = _split_target(df, target)
+    check_specific(specific_transformers, [str(c) for c in X.columns])
     missing = pd.isna(y_raw)
     if missing.any():
         logger.warning("dropping %d rows whose target is missing", int(missing.sum()))
@@ -535,7 +542,7 @@ def auto_fit(
     warm_kernels()
     fallback = None
     if deadline is not None:
-        fallback = fallback_model(X, y, task, seed, 1)
+        fallback = fallback_model(X, y, task, seed, 1, specific_transformers)
     fit_rows = len(splits[0][0]) * (1 - STOP_FRACTION)
 
     def reserve(best: TrialRecord) -> float:
@@ -567,6 +574,7 @@ def auto_fit(
             portfolio=portfolio(),
             n_classes=n_classes,
             reserve=reserve,
+            specific_transformers=specific_transformers,
         )
     except BudgetExhausted:
         if fallback is None:
@@ -591,7 +599,7 @@ def auto_fit(
     else:
         final = final_model(
             outcome, X, y, task, metric, splits, seed, total_threads, deadline,
-            ensemble,
+            ensemble, specific_transformers,
         )  # fmt: skip
         final_seconds = final.seconds
         model, pipeline, members, cv_score = (

@@ -25,6 +25,7 @@ __all__ = [
     "decide",
     "detect_date_format",
     "detect_time_format",
+    "is_free_text",
     "parse_dates",
     "parse_numbers",
     "parse_times",
@@ -39,6 +40,7 @@ KINDS = (
     "datetime",
     "low_cardinality",
     "high_cardinality",
+    "text",
     "dropped",
 )
 
@@ -445,3 +447,67 @@ def _is_missing(value: Any) -> bool:
     if value is None or value is pd.NA or value is pd.NaT:
         return True
     return isinstance(value, float | np.floating) and value != value
+
+
+# Free text: a high-cardinality column whose values read as sentences or lists.
+_WORD = re.compile(r"\w+")
+_LIST_SEPARATOR = re.compile(r"[,;|]")
+_LETTER = re.compile(r"[^\W\d_]")
+#: Distinct values looked at by :func:`is_free_text` (the first ones).
+TEXT_SAMPLE = 1_000
+
+
+def is_free_text(values: np.ndarray, *, min_words: int = 6, min_items: int = 3) -> bool:
+    """Return whether string values read as free text or lists, not categories.
+
+    A column is free text when, over its distinct values (the first
+    :data:`TEXT_SAMPLE`), the median number of words (runs of letters and
+    digits) is at least ``min_words``, or the median number of list items is at
+    least ``min_items``: a list is a value split by ``,``, ``;`` or ``|`` into
+    items that each hold a letter. Short labels (``"Police Officer III"``),
+    codes and coordinates (``"(38.98, -77.09)"``) are not free text;
+    ``"english (fluently), spanish (poorly), c++"`` and sentences are.
+    :class:`TableVectorizer` asks this of high-cardinality string columns only.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The distinct non-missing values; values that are not strings do not count.
+    min_words : int, default=6
+        Median words per value from which a column is free text.
+    min_items : int, default=3
+        Median list items per value from which a column is free text.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import is_free_text
+    >>> is_free_text(np.array(["Police Officer III", "Bus Operator"], dtype=object))
+    False
+    >>> is_free_text(np.array(["asian, white, other", "black, white, latin"],
+    ...                       dtype=object))
+    True
+    >>> is_free_text(np.array(["Driving motor vehicle on highway without a license",
+    ...                        "Failure to obey traffic control device instructions"],
+    ...                       dtype=object))
+    True
+    """
+    strings = [v for v in values[:TEXT_SAMPLE] if isinstance(v, str)]
+    if not strings:
+        return False
+    words = np.median([len(_WORD.findall(s)) for s in strings])
+    if words >= min_words:
+        return True
+    items = np.median([_list_items(s) for s in strings])
+    return bool(items >= min_items)
+
+
+def _list_items(value: str) -> int:
+    parts = _LIST_SEPARATOR.split(value)
+    if len(parts) < 2 or not all(_LETTER.search(part) for part in parts):
+        return 1
+    return len(parts)

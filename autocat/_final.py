@@ -118,7 +118,12 @@ def refit_seconds(record: TrialRecord, n_rows: int, fit_rows: float) -> float:
 
 
 def fallback_model(
-    X: pd.DataFrame, y: np.ndarray, task: str, random_state: int, n_threads: int
+    X: pd.DataFrame,
+    y: np.ndarray,
+    task: str,
+    random_state: int,
+    n_threads: int,
+    specific_transformers: dict[str, Any] | None = None,
 ) -> Pipeline:
     """Train the paper's recipe on at most :data:`FALLBACK_ROWS` rows.
 
@@ -135,7 +140,12 @@ def fallback_model(
             rows = np.union1d(rows, first)
         rows = np.sort(rows)
     (fit, stop), = inner_splits([(rows, rows)], y, task, random_state)  # fmt: skip
-    recipe = Recipe(task, random_state=random_state, n_jobs=n_threads)
+    recipe = Recipe(
+        task,
+        random_state=random_state,
+        n_jobs=n_threads,
+        specific_transformers=specific_transformers,
+    )
     vectorizer = recipe.build_vectorizer()
     X_rows = vectorizer.fit_transform(X.iloc[rows], y[rows])
     model = recipe.build_model(
@@ -226,7 +236,7 @@ def final_model(
     n_threads: int,
     deadline: float | None,
     ensemble: bool,
-    vectorizer_params: dict[str, Any] | None = None,
+    specific_transformers: dict[str, Any] | None = None,
 ) -> FinalModel:
     """Select members among the finished trials and build the final model.
 
@@ -246,8 +256,8 @@ def final_model(
         ``time.monotonic()`` by which the model must be finished.
     ensemble : bool
         Greedy ensemble selection, or the single best trial.
-    vectorizer_params : dict, optional
-        Set on every rebuilt vectorizer (as in the search).
+    specific_transformers : dict, optional
+        Per-column overrides of every rebuilt vectorizer (as in the search).
 
     Returns
     -------
@@ -276,11 +286,11 @@ def final_model(
         fitted = None
         if budget.left() >= REFIT_MARGIN * estimate:
             fitted = _refit(record, X, y, task, random_state, n_threads, budget,
-                            vectorizer_params)  # fmt: skip
+                            specific_transformers)  # fmt: skip
         how = "refit"
         if fitted is None:
             fitted = _fold_models(record, X, y, task, used, random_state,
-                                  vectorizer_params)  # fmt: skip
+                                  specific_transformers)  # fmt: skip
             how = "fold models"
         if index == 0:
             best_pipeline = fitted
@@ -294,10 +304,10 @@ def final_model(
         best_pipeline = None
         if budget.left() >= REFIT_MARGIN * refit_seconds(best, len(y), fit_rows):
             best_pipeline = _refit(best, X, y, task, random_state, n_threads, budget,
-                                   vectorizer_params)  # fmt: skip
+                                   specific_transformers)  # fmt: skip
         if best_pipeline is None:
             best_pipeline = _fold_models(best, X, y, task, used[:1], random_state,
-                                         vectorizer_params)  # fmt: skip
+                                         specific_transformers)  # fmt: skip
     if any(m["fit"] == "fold models" for m in members):
         n_bagged = sum(m["fit"] == "fold models" for m in members)
         notes.append(
@@ -332,16 +342,19 @@ def _single_pipeline(fitted: Any) -> Pipeline:
 
 
 def _recipe(
-    record: TrialRecord, task: str, random_state: int, n_threads: int
+    record: TrialRecord,
+    task: str,
+    random_state: int,
+    n_threads: int,
+    specific_transformers: dict[str, Any] | None,
 ) -> Recipe:
-    return Recipe(task, random_state=random_state, n_jobs=n_threads, **record.params)
-
-
-def _vectorizer(recipe: Recipe, vectorizer_params: dict[str, Any] | None) -> Any:
-    vectorizer = recipe.build_vectorizer()
-    if vectorizer_params:
-        vectorizer.set_params(**vectorizer_params)
-    return vectorizer
+    return Recipe(
+        task,
+        random_state=random_state,
+        n_jobs=n_threads,
+        specific_transformers=specific_transformers,
+        **record.params,
+    )
 
 
 def _refit(
@@ -352,14 +365,14 @@ def _refit(
     random_state: int,
     n_threads: int,
     budget: Budget,
-    vectorizer_params: dict[str, Any] | None,
+    specific_transformers: dict[str, Any] | None,
 ) -> Pipeline | None:
     """Refit a trial on all rows; ``None`` if the budget cut it."""
-    recipe = _recipe(record, task, random_state, n_threads)
+    recipe = _recipe(record, task, random_state, n_threads, specific_transformers)
     guard = BudgetCallback(budget)
     try:
         with budget_scope(budget):
-            vectorizer = _vectorizer(recipe, vectorizer_params)
+            vectorizer = recipe.build_vectorizer()
             encoded = vectorizer.fit_transform(X, y)
         model = recipe.build_model(n_estimators=record.n_estimators, callbacks=[guard])
         model.fit(encoded, y)
@@ -379,13 +392,13 @@ def _fold_models(
     task: str,
     splits: Sequence[tuple[np.ndarray, np.ndarray]],
     random_state: int,
-    vectorizer_params: dict[str, Any] | None,
+    specific_transformers: dict[str, Any] | None,
 ) -> Any:
     """Average the trial's fold models, each behind its fold's vectorizer."""
-    recipe = _recipe(record, task, random_state, 1)
+    recipe = _recipe(record, task, random_state, 1, specific_transformers)
     pipelines = []
     for (train, _), model in zip(splits, record.models, strict=False):
-        vectorizer = _vectorizer(recipe, vectorizer_params).fit(X.iloc[train], y[train])
+        vectorizer = recipe.build_vectorizer().fit(X.iloc[train], y[train])
         pipelines.append(Pipeline([("vectorizer", vectorizer), ("model", model)]))
     if len(pipelines) == 1:
         return pipelines[0]

@@ -11,6 +11,8 @@ from xgboost import XGBClassifier, XGBRegressor
 __all__ = [
     "ENCODERS",
     "TASKS",
+    "TEXT_ANALYZERS",
+    "TEXT_ENCODERS",
     "VECTORIZER_PARAMS",
     "Recipe",
     "check_task",
@@ -18,14 +20,28 @@ __all__ = [
 ]
 
 TASKS: tuple[str, ...] = ("regression", "binary", "multiclass")
-ENCODERS: tuple[str, ...] = ("minhash", "gamma_poisson")
+ENCODERS: tuple[str, ...] = ("minhash", "gamma_poisson", "target", "text")
+#: Encoders of free-text columns: the TextEncoder, or min-hash as other columns.
+TEXT_ENCODERS: tuple[str, ...] = ("minhash", "text")
+#: The analyzers of :class:`~autocat.TextEncoder`.
+TEXT_ANALYZERS: tuple[str, ...] = ("both", "word", "char")
+# Task -> TargetEncoder's target_type.
+_TARGET_TYPES = {
+    "regression": "continuous",
+    "binary": "binary",
+    "multiclass": "multiclass",
+}
 
 # Flat recipe name -> parameter of the TableVectorizer step. With Gamma-Poisson,
-# the vectorizer holds a GammaPoissonEncoder instance whose own parameters are set.
+# the vectorizer holds a GammaPoissonEncoder instance whose own parameters are set;
+# free-text columns always get a TextEncoder instance.
 _VECTORIZER_PARAM_NAMES: dict[str, str] = {
     "encoder": "high_cardinality",
     "n_components": "n_components",
     "cardinality_threshold": "cardinality_threshold",
+    "text_encoder": "text",
+    "text_n_components": "text__n_components",
+    "text_analyzer": "text__analyzer",
 }
 _GAMMA_POISSON_PARAM_NAMES: dict[str, str] = {
     "n_components": "high_cardinality__n_components",
@@ -38,6 +54,9 @@ VECTORIZER_PARAMS: tuple[str, ...] = (
     "cardinality_threshold",
     "gp_alpha",
     "gp_beta",
+    "text_encoder",
+    "text_n_components",
+    "text_analyzer",
 )
 
 
@@ -58,7 +77,7 @@ def pipeline_param_name(name: str, encoder: str = "minhash") -> str:
     ----------
     name : str
         A flat recipe parameter, e.g. ``'n_components'`` or ``'max_depth'``.
-    encoder : {'minhash', 'gamma_poisson'}, default='minhash'
+    encoder : {'minhash', 'gamma_poisson', 'target', 'text'}, default='minhash'
         The recipe's encoder. A Gamma-Poisson recipe's vectorizer holds a
         ``GammaPoissonEncoder`` instance, whose own parameters carry the
         dimension and the priors.
@@ -79,7 +98,7 @@ def pipeline_param_name(name: str, encoder: str = "minhash") -> str:
         return "vectorizer__" + _GAMMA_POISSON_PARAM_NAMES[name]
     if name in _VECTORIZER_PARAM_NAMES:
         return "vectorizer__" + _VECTORIZER_PARAM_NAMES[name]
-    if name in VECTORIZER_PARAMS:
+    if name in VECTORIZER_PARAMS:  # pragma: no cover - every name is mapped
         raise ValueError(
             f"{name!r} is a parameter of the 'gamma_poisson' encoder only; got "
             f"encoder={encoder!r}."
@@ -106,15 +125,31 @@ class Recipe:
     ----------
     task : {'regression', 'binary', 'multiclass'}, default='regression'
         Picks ``XGBRegressor`` or ``XGBClassifier``.
-    encoder : {'minhash', 'gamma_poisson'}, default='minhash'
-        Encoder of the high-cardinality string columns.
+    encoder : {'minhash', 'gamma_poisson', 'target', 'text'}, default='minhash'
+        Encoder of the high-cardinality string columns: min-hash, Gamma-Poisson,
+        scikit-learn's ``TargetEncoder`` (cross-fitted; its target type follows
+        ``task``) or :class:`~autocat.TextEncoder`.
     n_components : int, default=30
-        Output dimension of that encoder per column (the paper's ``d``).
+        Output dimension of that encoder per column (the paper's ``d``); target
+        encoding ignores it (one output, or one per class).
     cardinality_threshold : int, default=30
         String columns with at most this many distinct values are one-hot encoded.
     gp_alpha, gp_beta : float, default=1.1, 1.0
         Gamma prior of the Gamma-Poisson activations (shape and scale); used
         only with ``encoder='gamma_poisson'``.
+    text_encoder : {'minhash', 'text'}, default='minhash'
+        Encoder of free-text columns (see :class:`~autocat.TableVectorizer`),
+        whatever ``encoder``: min-hash with ``n_components``, or a
+        :class:`~autocat.TextEncoder`.
+    text_n_components : int, default=30
+        Output dimension of that :class:`~autocat.TextEncoder`.
+    text_analyzer : {'both', 'word', 'char'}, default='both'
+        The terms it counts: words, character n-grams or both. Both text
+        parameters are used (and listed by :meth:`params`) only with
+        ``text_encoder='text'``.
+    specific_transformers : dict, default=None
+        Per-column overrides given to the vectorizer unchanged (see
+        :class:`~autocat.TableVectorizer`); not a searched parameter.
     random_state : int, default=0
         Seed of the encoder and of XGBoost.
     n_jobs : int, default=1
@@ -165,6 +200,10 @@ class Recipe:
         cardinality_threshold: int = 30,
         gp_alpha: float = 1.1,
         gp_beta: float = 1.0,
+        text_encoder: str = "minhash",
+        text_n_components: int = 30,
+        text_analyzer: str = "both",
+        specific_transformers: dict[str, Any] | None = None,
         random_state: int = 0,
         n_jobs: int = 1,
         **xgb_params: Any,
@@ -179,6 +218,22 @@ class Recipe:
         self.cardinality_threshold = cardinality_threshold
         self.gp_alpha = gp_alpha
         self.gp_beta = gp_beta
+        if text_encoder not in TEXT_ENCODERS:
+            raise ValueError(
+                f"text_encoder must be one of {list(TEXT_ENCODERS)}, got "
+                f"{text_encoder!r}."
+            )
+        self.text_encoder = text_encoder
+        if text_analyzer not in TEXT_ANALYZERS:
+            raise ValueError(
+                f"text_analyzer must be one of {list(TEXT_ANALYZERS)}, got "
+                f"{text_analyzer!r}."
+            )
+        self.text_n_components = text_n_components
+        self.text_analyzer = text_analyzer
+        self.specific_transformers = (
+            None if specific_transformers is None else dict(specific_transformers)
+        )
         self.random_state = random_state
         self.n_jobs = n_jobs
         known = _xgb_param_names()
@@ -215,7 +270,8 @@ class Recipe:
     def params(self) -> dict[str, Any]:
         """Return the flat parameters: vectorizer ones, then XGBoost ones.
 
-        The Gamma-Poisson priors are included only when that encoder is used.
+        The Gamma-Poisson priors are included only when that encoder is used,
+        the text encoder's parameters only with ``text_encoder='text'``.
 
         Returns
         -------
@@ -230,8 +286,52 @@ class Recipe:
         if self.encoder == "gamma_poisson":
             out["gp_alpha"] = self.gp_alpha
             out["gp_beta"] = self.gp_beta
+        out["text_encoder"] = self.text_encoder
+        if self.text_encoder == "text":
+            out["text_n_components"] = self.text_n_components
+            out["text_analyzer"] = self.text_analyzer
         out.update(self.xgb_params)
         return out
+
+    @property
+    def vectorizer_params(self) -> dict[str, Any]:
+        """Every setting the vectorizer's output depends on, with hashable values.
+
+        Two recipes with equal ``vectorizer_params`` encode the same data into
+        the same matrix, so encodings may be cached under
+        ``tuple(sorted(recipe.vectorizer_params.items()))``. Besides the flat
+        vectorizer parameters it holds ``target_type`` (from the task, used by
+        target encoding), ``random_state`` and ``specific_transformers`` (as a
+        sorted tuple of ``(column, choice)``, transformers by their ``repr``).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> from autocat import Recipe
+        >>> params = Recipe("binary", encoder="target").vectorizer_params
+        >>> params["encoder"], params["target_type"]
+        ('target', 'binary')
+        """
+        params = {
+            name: value
+            for name, value in self.params().items()
+            if name in VECTORIZER_PARAMS
+        }
+        specific = self.specific_transformers or {}
+        params.update(
+            target_type=_TARGET_TYPES[self.task],
+            random_state=self.random_state,
+            specific_transformers=tuple(
+                sorted(
+                    (str(column), choice if isinstance(choice, str) else repr(choice))
+                    for column, choice in specific.items()
+                )
+            ),
+        )
+        return params
 
     def build_vectorizer(self) -> Any:
         """Return the unfitted :class:`~autocat.TableVectorizer` of this recipe.
@@ -240,9 +340,12 @@ class Recipe:
         -------
         TableVectorizer
             With ``encoder='gamma_poisson'``, its ``high_cardinality`` is a
-            :class:`~autocat.GammaPoissonEncoder` carrying the dimension and priors.
+            :class:`~autocat.GammaPoissonEncoder` carrying the dimension and priors;
+            with ``text_encoder='text'``, its ``text`` is a
+            :class:`~autocat.TextEncoder`.
         """
         from autocat._table_vectorizer import TableVectorizer
+        from autocat._text import TextEncoder
 
         high_cardinality: Any = self.encoder
         if self.encoder == "gamma_poisson":
@@ -254,10 +357,20 @@ class Recipe:
                 beta=self.gp_beta,
                 random_state=self.random_state,
             )
+        text: Any = self.text_encoder
+        if self.text_encoder == "text":
+            text = TextEncoder(
+                n_components=self.text_n_components,
+                analyzer=self.text_analyzer,
+                random_state=self.random_state,
+            )
         return TableVectorizer(
             cardinality_threshold=self.cardinality_threshold,
             high_cardinality=high_cardinality,
             n_components=self.n_components,
+            text=text,
+            specific_transformers=self.specific_transformers,
+            target_type=_TARGET_TYPES[self.task],
             random_state=self.random_state,
         )
 
@@ -302,11 +415,18 @@ class Recipe:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Recipe):
             return NotImplemented
-        return (self.task, self.params(), self.random_state, self.n_jobs) == (
+        return (
+            self.task,
+            self.params(),
+            self.random_state,
+            self.n_jobs,
+            self.specific_transformers,
+        ) == (
             other.task,
             other.params(),
             other.random_state,
             other.n_jobs,
+            other.specific_transformers,
         )
 
     __hash__ = None  # type: ignore[assignment]

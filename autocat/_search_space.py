@@ -26,6 +26,8 @@ from optuna.distributions import (
 
 from autocat._recipe import (
     ENCODERS,
+    TEXT_ANALYZERS,
+    TEXT_ENCODERS,
     Recipe,
     check_task,
     pipeline_param_name,
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "N_COMPONENTS",
     "SEARCH_SPACE",
+    "TEXT_N_COMPONENTS",
     "ParamSpec",
     "default_params",
     "param_distributions",
@@ -66,6 +69,12 @@ class ParamSpec:
         Values tried by :func:`param_grid`.
     only_for_encoder : str or None
         When set, the parameter exists only when ``encoder`` has this value.
+    unused_by : tuple of str, default=()
+        Encoders on which the parameter has no effect: their grid holds its
+        default only.
+    only_if : tuple of (str, object) or None, default=None
+        When set to ``(name, value)``, the parameter exists only when the
+        parameter ``name`` has this value.
     """
 
     name: str
@@ -74,10 +83,14 @@ class ParamSpec:
     default: Any
     grid: tuple[Any, ...]
     only_for_encoder: str | None = None
+    unused_by: tuple[str, ...] = ()
+    only_if: tuple[str, Any] | None = None
 
 
 #: Encoder dimensions tried: log-spaced, with the paper's 30 and 100.
 N_COMPONENTS: tuple[int, ...] = (10, 20, 30, 50, 100)
+#: Dimensions of the text encoder tried.
+TEXT_N_COMPONENTS: tuple[int, ...] = (10, 30, 100)
 
 # The single source of truth. Defaults are the paper's recipe: d = 30, cardinality
 # threshold 30, XGBoost's own defaults (learning_rate 0.3, max_depth 6, ...). The
@@ -86,7 +99,9 @@ N_COMPONENTS: tuple[int, ...] = (10, 20, 30, 50, 100)
 # log scale cannot hold: its lower end, 1e-8, is the same model in effect.
 # The encoder's parameters take few values so that trials share encodings (see
 # autocat._tuning.EncodingCache); the cardinality threshold may be any integer, as
-# thresholds that split the columns alike share theirs too.
+# thresholds that split the columns alike share theirs too. Target encoding
+# ignores n_components. The text encoder's parameters apply to free-text columns
+# whatever the encoder of the other high-cardinality columns.
 SEARCH_SPACE: tuple[ParamSpec, ...] = (
     ParamSpec(
         "encoder",
@@ -101,6 +116,7 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
         CategoricalDistribution(N_COMPONENTS),
         30,
         (30, 100),
+        unused_by=("target",),
     ),
     ParamSpec(
         "gp_alpha",
@@ -117,6 +133,29 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
         1.0,
         (1.0,),
         only_for_encoder="gamma_poisson",
+    ),
+    ParamSpec(
+        "text_encoder",
+        "vectorizer",
+        CategoricalDistribution(TEXT_ENCODERS),
+        "minhash",
+        ("minhash",),
+    ),
+    ParamSpec(
+        "text_n_components",
+        "vectorizer",
+        CategoricalDistribution(TEXT_N_COMPONENTS),
+        30,
+        (30,),
+        only_if=("text_encoder", "text"),
+    ),
+    ParamSpec(
+        "text_analyzer",
+        "vectorizer",
+        CategoricalDistribution(TEXT_ANALYZERS),
+        "both",
+        ("both",),
+        only_if=("text_encoder", "text"),
     ),
     ParamSpec(
         "cardinality_threshold",
@@ -168,8 +207,18 @@ def _check_prefix(prefix: object) -> str:
     return prefix
 
 
-def _applies(spec: ParamSpec, encoder: str) -> bool:
-    return spec.only_for_encoder is None or spec.only_for_encoder == encoder
+def _applies(spec: ParamSpec, params: dict[str, Any]) -> bool:
+    """Return whether ``spec`` exists given the values in ``params``."""
+    if spec.only_for_encoder is not None and "encoder" in params:
+        if params["encoder"] != spec.only_for_encoder:
+            return False
+    if spec.only_if is not None and spec.only_if[0] in params:
+        return bool(params[spec.only_if[0]] == spec.only_if[1])
+    return True
+
+
+def _conditional(spec: ParamSpec) -> bool:
+    return spec.only_for_encoder is not None or spec.only_if is not None
 
 
 def default_params(encoder: str = "minhash") -> dict[str, Any]:
@@ -177,7 +226,7 @@ def default_params(encoder: str = "minhash") -> dict[str, Any]:
 
     Parameters
     ----------
-    encoder : {'minhash', 'gamma_poisson'}, default='minhash'
+    encoder : {'minhash', 'gamma_poisson', 'target', 'text'}, default='minhash'
         The high-cardinality encoder.
 
     Returns
@@ -194,9 +243,11 @@ def default_params(encoder: str = "minhash") -> dict[str, Any]:
     """
     if encoder not in ENCODERS:
         raise ValueError(f"encoder must be one of {list(ENCODERS)}, got {encoder!r}.")
-    params = {s.name: s.default for s in SEARCH_SPACE if _applies(s, encoder)}
-    params["encoder"] = encoder
-    return params
+    params: dict[str, Any] = {"encoder": encoder}
+    for spec in SEARCH_SPACE:
+        if spec.name != "encoder" and _applies(spec, params):
+            params[spec.name] = spec.default
+    return {s.name: params[s.name] for s in SEARCH_SPACE if s.name in params}
 
 
 def _suggest(trial: optuna.Trial, spec: ParamSpec, prefix: str) -> Any:
@@ -242,9 +293,8 @@ def suggest_params(
     for spec in SEARCH_SPACE:
         if spec.step not in steps:
             continue
-        if spec.only_for_encoder is not None and "encoder" in params:
-            if params["encoder"] != spec.only_for_encoder:
-                continue
+        if not _applies(spec, params):
+            continue
         params[spec.name] = _suggest(trial, spec, prefix)
     return params
 
@@ -353,8 +403,9 @@ def param_distributions(task: str, *, prefix: str = "") -> dict[str, BaseDistrib
     Notes
     -----
     A flat dict cannot say that a parameter only exists for one encoder, so the
-    Gamma-Poisson priors are left out (they keep the paper's values); use
-    :func:`suggest_pipeline` for the full, conditional space.
+    Gamma-Poisson priors and the text encoder's dimension and analyzer are left
+    out (they keep their defaults); use :func:`suggest_pipeline` for the full,
+    conditional space.
 
     Examples
     --------
@@ -363,23 +414,25 @@ def param_distributions(task: str, *, prefix: str = "") -> dict[str, BaseDistrib
     >>> space["vectorizer__n_components"]
     CategoricalDistribution(choices=(10, 20, 30, 50, 100))
     >>> len(space)
-    10
+    11
     """
     check_task(task)
     prefix = _check_prefix(prefix)
     return {
         prefix + pipeline_param_name(s.name): s.distribution
         for s in SEARCH_SPACE
-        if s.only_for_encoder is None
+        if not _conditional(s)
     }
 
 
 def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
     """Return the paper's grid, as a list of grids for ``GridSearchCV``.
 
-    One grid per encoder. Keys are pipeline parameter names after ``prefix``; the
-    Gamma-Poisson grid puts a ``GammaPoissonEncoder`` in the vectorizer and sets
-    its dimension and priors (``vectorizer__high_cardinality__alpha``, ...).
+    One grid per encoder (:data:`~autocat._recipe.ENCODERS`). Keys are pipeline
+    parameter names after ``prefix``; the Gamma-Poisson grid puts a
+    ``GammaPoissonEncoder`` in the vectorizer and sets its dimension and priors
+    (``vectorizer__high_cardinality__alpha``, ...); the target-encoding grid keeps
+    ``n_components`` at 30, which it ignores.
     Every value is a list, so the result also fits ``RandomizedSearchCV``'s
     ``param_distributions``.
 
@@ -393,9 +446,9 @@ def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
     Returns
     -------
     list of dict
-        ``[min-hash grid, Gamma-Poisson grid]``: d in {30, 100}, learning_rate in
-        {0.05, 0.1, 0.3}, max_depth in {3, 6, 9}, the rest at the paper's values:
-        36 points in all.
+        ``[min-hash, Gamma-Poisson, target, text]`` grids: d in {30, 100} (not
+        for target encoding), learning_rate in {0.05, 0.1, 0.3}, max_depth in
+        {3, 6, 9}, the rest at the paper's values: 63 points in all.
 
     Examples
     --------
@@ -403,7 +456,7 @@ def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
     >>> from sklearn.model_selection import ParameterGrid
     >>> grids = param_grid("regression")
     >>> grids[0]["vectorizer__n_components"], len(ParameterGrid(grids))
-    ([30, 100], 36)
+    ([30, 100], 63)
     """
     check_task(task)
     prefix = _check_prefix(prefix)
@@ -411,11 +464,17 @@ def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
     for encoder in ENCODERS:
         grid: dict[str, list[Any]] = {}
         for spec in SEARCH_SPACE:
-            if not _applies(spec, encoder):
+            if not _applies(spec, default_params(encoder)):
                 continue
             values = list(spec.grid)
+            if encoder in spec.unused_by:
+                values = [spec.default]
             if spec.name == "encoder":
                 values = [Recipe(encoder=encoder).build_vectorizer().high_cardinality]
+            if spec.name == "text_encoder":
+                values = [
+                    Recipe(text_encoder=t).build_vectorizer().text for t in values
+                ]
             grid[prefix + pipeline_param_name(spec.name, encoder)] = values
         grids.append(grid)
     return grids

@@ -24,5 +24,18 @@ __all__ = [
     "StrOptions",
     "_check_feature_names_in",
     "_fit_context",
+    "target_encoder_takes_splitter",
     "validate_params",
 ]
+
+
+def target_encoder_takes_splitter() -> bool:
+    """Return whether ``TargetEncoder(cv=...)`` takes a splitter (scikit-learn >= 1.9).
+
+    Earlier versions take a number of folds with ``shuffle`` and ``random_state``,
+    which 1.9 deprecates.
+    """
+    import sklearn
+
+    major, minor = (int(part) for part in sklearn.__version__.split(".")[:2])
+    return (major, minor) >= (1, 9)

@@ -14,13 +14,14 @@ import numpy as np
 import pandas as pd
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.preprocessing import OneHotEncoder
+from sklearn.preprocessing import OneHotEncoder, TargetEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from autocat._budget import check_budget
 from autocat._column_kinds import (
     Decision,
     decide,
+    is_free_text,
     parse_dates,
     parse_numbers,
     parse_times,
@@ -38,9 +39,19 @@ from autocat._dataframe import (
     to_float,
 )
 from autocat._datetime import DatetimeEncoder
+from autocat._encoder_choice import (
+    ENCODER_NAMES,
+    SPECIFIC_KINDS,
+    check_specific,
+    check_y,
+    fit_transform,
+    named_encoder,
+    user_decision,
+)
 from autocat._factorize import take_rows
 from autocat._minhash import MinHashEncoder
 from autocat._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
+from autocat._text import TextEncoder
 
 __all__ = ["TableVectorizer"]
 
@@ -48,9 +59,12 @@ _TRANSFORMER = HasMethods(["fit", "transform"])
 # Encoders whose output for a row depends only on that row's value: they encode
 # the distinct values of a column once and rows are gathered from that table.
 # GammaPoissonEncoder (imported lazily) is one too: see _is_row_wise.
-_ROW_WISE = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
+_ROW_WISE = (MinHashEncoder, DatetimeEncoder, OneHotEncoder, TextEncoder, TargetEncoder)
 # Encoders whose fit depends only on the set of distinct values.
 _SET_FITTED = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
+# Encoders whose fit_transform cross-fits: the training rows are encoded by
+# models that did not see them (the table of distinct values serves transform).
+_CROSS_FITTED = (TargetEncoder,)
 
 
 @dataclass
@@ -97,28 +111,59 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
       seen at fit, or a missing value, gives zeros.
     - ``'high_cardinality'``: more distinct values, encoded by
       ``high_cardinality`` (min-hash by default).
+    - ``'text'``: high-cardinality columns of free text or lists, whose
+      distinct values have a median of at least 6 words or 3 list items
+      (``"english (fluently), spanish (poorly)"``), encoded by ``text``
+      (min-hash by default; ``text='text'`` for a :class:`TextEncoder`).
     - ``'dropped'``: constant columns (one value and no missing value) and
       columns with no value at all.
 
-    :meth:`describe` shows each decision and its reason.
+    :meth:`describe` shows each decision and its reason. ``specific_transformers``
+    overrides the decision or the encoder of any column.
 
     Parameters
     ----------
     cardinality_threshold : int, default=30
         String columns with more distinct values (missing not counted) are
         high-cardinality.
-    high_cardinality : {'minhash', 'gamma_poisson'} or transformer, default='minhash'
-        Encoder of high-cardinality columns: a :class:`MinHashEncoder` or a
-        :class:`GammaPoissonEncoder` with ``n_components``, or any transformer
-        (cloned, fitted on each column as a one-column pandas DataFrame of
-        ``str`` with ``None`` for missing values).
+    high_cardinality : {'minhash', 'gamma_poisson', 'target', 'text'} or \
+transformer, default='minhash'
+        Encoder of high-cardinality columns: a :class:`MinHashEncoder`, a
+        :class:`GammaPoissonEncoder` or a :class:`TextEncoder` with
+        ``n_components``, scikit-learn's ``TargetEncoder`` (which needs ``y``;
+        see ``target_type``), or any transformer (cloned, fitted on each column
+        as a one-column pandas DataFrame of ``str`` with ``None`` for missing
+        values; its ``fit_transform`` receives ``y`` when its ``fit`` takes it,
+        unless it encodes each value alone, like the encoders above).
     low_cardinality : 'onehot' or transformer, default='onehot'
         Encoder of low-cardinality columns: one-hot (a dense float32
         ``OneHotEncoder(handle_unknown='ignore')``) or any transformer, used as
         ``high_cardinality`` is.
     n_components : int, default=30
-        Outputs per high-cardinality column of the ``'minhash'`` and
-        ``'gamma_poisson'`` encoders.
+        Outputs per column of the ``'minhash'``, ``'gamma_poisson'`` and
+        ``'text'`` encoders.
+    text : {'minhash', 'text', 'gamma_poisson', 'target'}, transformer or None, \
+default='minhash'
+        Encoder of free-text columns, named as for ``high_cardinality``;
+        ``None`` finds no free text (those columns are high-cardinality).
+        Min-hash is the default because, with XGBoost, the :class:`TextEncoder`
+        did not beat it on the free-text columns of the benchmark tables
+        (``recipes/11_encoders.py``); the search of
+        :func:`~autocat.auto_fit` tries both.
+    specific_transformers : dict of str to str or transformer, default=None
+        Per-column overrides, ``{column: choice}``, each reported in
+        :meth:`describe` with the reason ``'set by the user'``. A choice is an
+        encoder of the column's values read as text (``'minhash'``,
+        ``'gamma_poisson'``, ``'target'``, ``'text'``, ``'onehot'``), a reading
+        (``'numeric'``: strings parsed as numbers, then ``numeric``;
+        ``'passthrough'``: the same without ``numeric``; ``'datetime'``: parsed as
+        dates in one format, then ``datetime``), ``'drop'``, or a transformer,
+        which replaces the column's encoder and receives the column as the
+        automatic kind reads it (numbers, dates or text; never dropped).
+    target_type : {'auto', 'continuous', 'binary', 'multiclass'}, default='auto'
+        The target of ``'target'`` encoding; ``'auto'`` reads ``y`` as
+        scikit-learn's ``type_of_target`` does, except that numbers with more
+        than 20 distinct values are continuous.
     datetime : transformer or None, default=None
         Encoder of datetime columns, times of day included; ``None`` means
         :class:`DatetimeEncoder` (with ``components='time'``,
@@ -136,8 +181,8 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
     drop_missing : bool, default=True
         Drop columns with no value at all (otherwise: numeric, all NaN).
     random_state : int, RandomState instance or None, default=0
-        Seed of the ``'gamma_poisson'`` encoder; the default makes the encoding
-        deterministic.
+        Seed of the ``'gamma_poisson'`` and ``'text'`` encoders and of the folds
+        of ``'target'`` encoding; the default makes the encoding deterministic.
     n_jobs : int, default=None
         Threads that encode columns in parallel (``None`` means 1, ``-1`` all
         cores). The output does not depend on it.
@@ -169,6 +214,12 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
     about ``O(n_rows x n_columns)`` for the gathers plus the encoders' cost on the
     distinct values; memory is the output matrix plus one code array per column
     in flight.
+
+    Target encoding is cross-fitted: :meth:`fit_transform` encodes each
+    training row with a ``TargetEncoder`` fitted on the other folds (5, shuffled
+    with ``random_state``, stratified for classes when each has 5 rows), so
+    ``fit(X, y).transform(X)`` differs from ``fit_transform(X, y)`` on
+    target-encoded columns; :meth:`transform` uses the encoder fitted on all rows.
 
     Decisions use the training data only. At transform, columns must be those
     seen in :meth:`fit`, in the same order (a ``ValueError`` names the missing
@@ -209,9 +260,12 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "cardinality_threshold": [Interval(Integral, 0, None, closed="left")],
-        "high_cardinality": [StrOptions({"minhash", "gamma_poisson"}), _TRANSFORMER],
+        "high_cardinality": [StrOptions(set(ENCODER_NAMES)), _TRANSFORMER],
         "low_cardinality": [StrOptions({"onehot"}), _TRANSFORMER],
         "n_components": [Interval(Integral, 1, None, closed="left")],
+        "text": [StrOptions(set(ENCODER_NAMES)), _TRANSFORMER, None],
+        "specific_transformers": [dict, None],
+        "target_type": [StrOptions({"auto", "continuous", "binary", "multiclass"})],
         "datetime": [_TRANSFORMER, None],
         "numeric": [StrOptions({"passthrough"}), _TRANSFORMER],
         "parse_numbers": ["boolean"],
@@ -230,6 +284,9 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         high_cardinality: str | Any = "minhash",
         low_cardinality: str | Any = "onehot",
         n_components: int = 30,
+        text: str | Any = "minhash",
+        specific_transformers: dict[str, Any] | None = None,
+        target_type: str = "auto",
         datetime: Any = None,
         numeric: str | Any = "passthrough",
         parse_numbers: bool = True,
@@ -244,6 +301,9 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         self.high_cardinality = high_cardinality
         self.low_cardinality = low_cardinality
         self.n_components = n_components
+        self.text = text
+        self.specific_transformers = specific_transformers
+        self.target_type = target_type
         self.datetime = datetime
         self.numeric = numeric
         self.parse_numbers = parse_numbers
@@ -264,15 +324,15 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         ----------
         X : dataframe or array-like of shape (n_samples, n_features)
             A pandas or polars DataFrame, a 2-D array, or a numpy structured array.
-        y : None
-            Ignored.
+        y : array-like of shape (n_samples,), default=None
+            The target, used by target encoding only (required then).
 
         Returns
         -------
         self : TableVectorizer
             The fitted vectorizer.
         """
-        self._fit(X)
+        self._fit(X, y)
         return self
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -283,18 +343,19 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         ----------
         X : dataframe or array-like of shape (n_samples, n_features)
             The table to fit on and encode.
-        y : None
-            Ignored.
+        y : array-like of shape (n_samples,), default=None
+            The target, used by target encoding only (required then).
 
         Returns
         -------
         ndarray of float32 of shape (n_samples, n_features_out)
-            The encoded table; see :meth:`get_feature_names_out`.
+            The encoded table; see :meth:`get_feature_names_out`. Target-encoded
+            columns are cross-fitted (see Notes).
         """
-        X, encoded = self._fit(X)
+        X, encoded = self._fit(X, y)
         return self._assemble(X, encoded)
 
-    def _fit(self, X: Any) -> tuple[Any, list[_Encoded]]:
+    def _fit(self, X: Any, y: Any = None) -> tuple[Any, list[_Encoded]]:
         X = to_2d(X, estimator_name=type(self).__name__)
         names = input_names(self, X, reset=True)
         if n_rows(X) == 0:
@@ -302,8 +363,18 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
                 f"Found array with 0 sample(s) (shape={tuple(X.shape)}) while a "
                 "minimum of 1 is required by TableVectorizer."
             )
-        columns = columns_of(X)
-        results = self._map(self._fit_column, list(zip(names, columns, strict=True)))
+        specific = check_specific(self.specific_transformers, names)
+        named = [self.high_cardinality, self.text, *specific.values()]
+        needs_y = any(
+            (isinstance(c, str) and c == "target") or isinstance(c, _CROSS_FITTED)
+            for c in named
+        )
+        y = check_y(y, n_rows(X), needs_y)
+        items = [
+            (name, column, specific.get(name), y)
+            for name, column in zip(names, columns_of(X), strict=True)
+        ]
+        results = self._map(self._fit_column, items)
         self._columns = [state for state, _ in results]
         self.column_kinds_ = {c.name: c.decision.kind for c in self._columns}
         self.transformers_ = {c.name: c.transformer for c in self._columns}
@@ -321,11 +392,16 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
                 pool.map(lambda item: context.copy().run(function, *item), items)
             )
 
-    def _fit_column(self, name: str, column: Any) -> tuple[_Column, _Encoded]:
+    def _fit_column(
+        self, name: str, column: Any, spec: Any = None, y: Any = None
+    ) -> tuple[_Column, _Encoded]:
         check_budget()  # a time budget may cut a fit between columns
         family = column_family(column)
         n = len(column)
-        if family in ("numeric", "boolean"):
+        as_text = isinstance(spec, str) and SPECIFIC_KINDS[spec] in (
+            "high_cardinality", "text", "low_cardinality",
+        )  # fmt: skip
+        if family in ("numeric", "boolean") and not as_text:
             values = to_float(column)
             missing = np.isnan(values)
             uniques = pd.unique(values[~missing])
@@ -352,9 +428,17 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             parse_numbers=self.parse_numbers,
             parse_dates=self.parse_dates,
             parse_times=self.parse_times,
-            drop_constant=self.drop_constant,
-            drop_missing=self.drop_missing,
+            drop_constant=self.drop_constant and spec is None,
+            drop_missing=self.drop_missing and spec is None,
         )
+        if spec is not None:
+            decision = user_decision(name, family, uniques, decision, spec)
+        elif (
+            decision.kind == "high_cardinality"
+            and self.text is not None
+            and is_free_text(uniques)
+        ):
+            decision = Decision("text", f"free text; {decision.reason}", "text")
         state = _Column(
             name=name,
             dtype=dtype_name(column),
@@ -367,13 +451,13 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             state.transformer = "drop"
             return state, _Encoded()
         if codes is None:  # numeric storage
-            state.transformer = self._resolve("numeric", decision)
+            state.transformer = self._resolve(decision.kind, decision, spec, y)
             if isinstance(state.transformer, str):  # 'passthrough'
                 state.outputs = (name,)
                 return state, _Encoded(source=column)
-            return self._fit_full(state, _frame(name, values))
+            return self._fit_full(state, _frame(name, values), y)
         codes, uniques = self._convert(state, codes, uniques, column)
-        transformer = self._resolve(decision.kind, decision)
+        transformer = self._resolve(decision.kind, decision, spec, y)
         state.transformer = transformer
         if isinstance(transformer, str):  # 'passthrough'
             state.outputs = (name,)
@@ -381,18 +465,31 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             return state, _Encoded(table=table, codes=codes)
         if isinstance(transformer, _SET_FITTED):
             transformer.fit(_frame(name, uniques))
+        elif isinstance(transformer, _CROSS_FITTED) or not _is_row_wise(transformer):
+            return self._fit_full(state, _frame(name, _gather(uniques, codes)), y)
         else:
             transformer.fit(_frame(name, _gather(uniques, codes)))
         state.outputs = _output_names(transformer, name)
         return state, self._encode_values(state, codes, uniques)
 
-    def _fit_full(self, state: _Column, frame: pd.DataFrame) -> tuple[_Column, Any]:
-        state.transformer.fit(frame)
+    def _fit_full(
+        self, state: _Column, frame: pd.DataFrame, y: Any = None
+    ) -> tuple[_Column, Any]:
+        """Fit on every row and encode them with ``fit_transform`` (with y if taken)."""
+        block = fit_transform(state.transformer, frame, y)
         state.outputs = _output_names(state.transformer, state.name)
-        return state, _Encoded(block=_dense(state.transformer.transform(frame)))
+        return state, _Encoded(block=_dense(block))
 
-    def _resolve(self, kind: str, decision: Decision) -> Any:
+    def _resolve(
+        self, kind: str, decision: Decision, spec: Any = None, y: Any = None
+    ) -> Any:
         """Return a fresh, unfitted encoder for a column of this kind."""
+        if spec is not None and not isinstance(spec, str):
+            return clone(spec)
+        if spec == "passthrough":
+            return "passthrough"
+        if spec in ENCODER_NAMES or spec == "onehot":
+            return self._named_encoder(spec, y)
         if kind in ("numeric", "boolean"):
             option = self.numeric
             return option if isinstance(option, str) else clone(option)
@@ -406,28 +503,23 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
                 )  # fmt: skip
             return DatetimeEncoder()
         if kind == "low_cardinality":
-            if isinstance(self.low_cardinality, str):
-                return OneHotEncoder(
-                    handle_unknown="ignore", sparse_output=False, dtype=np.float32
-                )
-            return clone(self.low_cardinality)
-        option = self.high_cardinality
-        if option == "minhash":
-            return MinHashEncoder(n_components=self.n_components)
-        if option == "gamma_poisson":
-            try:
-                from autocat._gamma_poisson import GammaPoissonEncoder
-            except ImportError as error:
-                raise ImportError(
-                    "high_cardinality='gamma_poisson' needs "
-                    "autocat.GammaPoissonEncoder (autocat._gamma_poisson), which "
-                    "this installation lacks. Use "
-                    "high_cardinality='minhash' or pass an encoder instance."
-                ) from error
-            return GammaPoissonEncoder(
-                n_components=self.n_components, random_state=self.random_state
-            )
-        return clone(option)
+            option = self.low_cardinality
+        elif kind == "text":
+            option = self.text
+        else:
+            option = self.high_cardinality
+        return (
+            self._named_encoder(option, y) if isinstance(option, str) else clone(option)
+        )
+
+    def _named_encoder(self, option: str, y: Any) -> Any:
+        return named_encoder(
+            option,
+            n_components=self.n_components,
+            random_state=self.random_state,
+            target_type_option=self.target_type,
+            y=y,
+        )
 
     # ------------------------------------------------------------ transform
 

@@ -23,7 +23,7 @@ import optuna
 import xgboost
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
-from autocat._recipe import VECTORIZER_PARAMS, Recipe
+from autocat._recipe import Recipe
 from autocat._search_space import SEARCH_SPACE
 
 if TYPE_CHECKING:
@@ -366,7 +366,9 @@ class TrialRunner:
         budget: Budget,
         n_classes: int,
         vectorizer_params: dict[str, Any],
+        specific_transformers: dict[str, Any] | None = None,
     ) -> None:
+        self.specific_transformers = specific_transformers
         self.X = X
         self.y = y
         self.task = task
@@ -387,6 +389,7 @@ class TrialRunner:
             self.task,
             random_state=self.random_state,
             n_jobs=self.xgb_threads,
+            specific_transformers=self.specific_transformers,
             **params,
         )
 
@@ -402,7 +405,7 @@ class TrialRunner:
         X_train = vectorizer.fit_transform(self.X.iloc[train], self.y[train])
         X_valid = vectorizer.transform(self.X.iloc[valid])
         plan = vectorizer.describe()
-        text = plan["kind"].isin(["low_cardinality", "high_cardinality"])
+        text = plan["kind"].isin(["low_cardinality", "high_cardinality", "text"])
         distinct = dict(
             zip(plan["column"][text], plan["n_distinct"][text], strict=True)
         )
@@ -420,19 +423,23 @@ class TrialRunner:
         distinct = self.cache.distinct.get(fold)
         if distinct is None:
             return None
-        params = {k: v for k, v in recipe.params().items() if k in VECTORIZER_PARAMS}
+        params = dict(recipe.vectorizer_params)
         threshold = params.pop("cardinality_threshold", None)
         high = tuple(sorted(c for c, n in distinct.items() if threshold is None
                             or n > threshold))  # fmt: skip
-        if not high:
-            params = {}
-        elif params.get("encoder") == "minhash":
+        if not high and not recipe.specific_transformers:
+            params = {"random_state": params.get("random_state")}
+        elif self.nested(recipe):
             params.pop("n_components", None)
-        return (fold, high, tuple(sorted(params.items())), recipe.random_state)
+        return (fold, high, tuple(sorted(params.items())))
+
+    def nested(self, recipe: Recipe) -> bool:
+        """Whether the recipe's min-hash dimensions can be cut from a wide one."""
+        return recipe.encoder == "minhash" and not recipe.specific_transformers
 
     def encoded(self, recipe: Recipe, fold: int) -> tuple[Any, Any, float]:
         """Return ``(X_train, X_valid, seconds)`` of a fold, from the cache if can."""
-        if recipe.params().get("encoder") == "minhash":
+        if self.nested(recipe):
             # Encode at the largest dimension once; smaller ones are its columns.
             wide = self.recipe({**recipe.params(), "n_components": _MAX_COMPONENTS})
         else:
@@ -538,15 +545,25 @@ _MAX_COMPONENTS = max(
 def _nested_minhash_columns(vectorizer: Any, recipe: Recipe) -> Any:
     """Return ``d -> columns`` selecting a smaller min-hash from a wide encoding.
 
-    Only for min-hash recipes; ``None`` otherwise.
+    Only for min-hash recipes (``None`` otherwise). The blocks cut are those of
+    the columns encoded by a :class:`MinHashEncoder` of the wide dimension (high
+    cardinality, and free text when it is min-hashed too): coordinate ``j`` of a
+    min-hash is the same for every dimension above ``j``.
     """
-    if recipe.params().get("encoder") != "minhash":
+    if recipe.encoder != "minhash":
         return None
+    from autocat._minhash import MinHashEncoder
+
     blocks = []
     position = 0
     for column, outputs in vectorizer.input_to_outputs_.items():
         width = len(outputs)
-        minhash = vectorizer.column_kinds_.get(column) == "high_cardinality"
+        encoder = vectorizer.transformers_.get(column)
+        minhash = (
+            isinstance(encoder, MinHashEncoder)
+            and not encoder.minmax
+            and encoder.n_components == width == _MAX_COMPONENTS
+        )
         blocks.append((position, width, minhash))
         position += width
 

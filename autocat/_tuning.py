@@ -429,6 +429,7 @@ def tune(
     n_classes: int = 0,
     vectorizer_params: dict[str, Any] | None = None,
     reserve: Callable[[TrialRecord], float] | None = None,
+    specific_transformers: dict[str, Any] | None = None,
 ) -> TuneOutcome:
     """Run the search and return its outcome.
 
@@ -480,6 +481,8 @@ def tune(
     reserve : callable, optional
         ``reserve(best_record) -> seconds`` to keep free before ``deadline`` for
         the caller's final model; trials stop that much earlier.
+    specific_transformers : dict, optional
+        Per-column overrides given to every recipe's vectorizer.
 
     Returns
     -------
@@ -513,6 +516,7 @@ def tune(
         budget=budget,
         n_classes=n_classes,
         vectorizer_params=dict(vectorizer_params or {}),
+        specific_transformers=specific_transformers,
     )
     if time_budget is not None and stored_folds is None and n_folds > 1:
         search.switch = (parallel, float(time_budget))

@@ -358,6 +358,7 @@ def _fit_and_write(
                 study_name=getattr(args, "study_name", None),
                 n_jobs=getattr(args, "n_jobs", 1),
                 show_progress=args.verbosity >= 0,
+                specific_transformers=_column_choices(args, frame, exclude=target),
             )
     except (ValueError, TypeError, RuntimeError) as exc:
         # auto_fit's messages name its keyword arguments: name the options instead
@@ -618,20 +619,30 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 
 def _cmd_describe(args: argparse.Namespace) -> int:
     frame = read_table(args.data)
+    target = None
     if args.target is not None:
         columns = [str(c) for c in frame.columns]
         if args.target not in columns:
             check_target(frame, args.target, repr(args.data))
+        target = frame[frame.columns[columns.index(args.target)]]
         frame = frame.drop(columns=[frame.columns[columns.index(args.target)]])
         if frame.shape[1] == 0:
             raise CommandError(f"{args.data!r} holds no column besides the target")
     from autocat import TableVectorizer
 
+    specific = _column_choices(args, frame)
+    y = None
+    if args.high_cardinality == "target" or "target" in specific.values():
+        if target is None:
+            raise UsageError("target encoding needs --target COL, the target")
+        known = target.notna().to_numpy()  # rows without a target are left out
+        frame, y = frame[known], target[known].to_numpy()
     vectorizer = TableVectorizer(
         cardinality_threshold=args.cardinality_threshold,
         high_cardinality=args.high_cardinality,
+        specific_transformers=specific or None,
     )
-    vectorizer.fit(frame)
+    vectorizer.fit(frame, y)
     plan = vectorizer.describe()
     if args.format == "json":
         records = plan.to_dict(orient="records")
@@ -648,6 +659,42 @@ def _cmd_describe(args: argparse.Namespace) -> int:
             )
             sys.stdout.write(plan.to_string(index=False) + "\n")
     return 0
+
+
+def _column_choices(
+    args: argparse.Namespace, frame: pd.DataFrame, exclude: str | None = None
+) -> dict[str, str]:
+    """Return the ``--column COL=ENCODER`` options as ``specific_transformers``."""
+    from autocat._encoder_choice import SPECIFIC_KINDS
+
+    choices: dict[str, str] = {}
+    columns = [str(c) for c in frame.columns if str(c) != exclude]
+    for item in getattr(args, "column", None) or []:
+        column, equals, choice = item.rpartition("=")
+        if not equals or not column:
+            raise UsageError(f"--column expects COL=ENCODER, got {item!r}")
+        if choice not in SPECIFIC_KINDS:
+            raise UsageError(
+                f"--column {item!r}: {choice!r} is not one of "
+                f"{', '.join(sorted(SPECIFIC_KINDS))}"
+            )
+        if column not in columns:
+            close = difflib.get_close_matches(column, columns, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise UsageError(
+                f"--column {item!r}: {column!r} is not a feature column of the "
+                f"data{hint} Columns: {_short_list(columns)}"
+            )
+        choices[column] = choice
+    return choices
+
+
+def _column_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--column", action="append", metavar="COL=ENCODER",
+        help="encode column COL with ENCODER (repeatable): minhash, gamma_poisson, "
+        "target, text, onehot, numeric, datetime, drop or passthrough",
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------------- parser
@@ -821,6 +868,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--n-jobs", type=_n_jobs, default=1, metavar="N",
         help="threads: trials run side by side (default: 1; -1: all cores)",
     )  # fmt: skip
+    _column_option(fit)
     fit.set_defaults(handler=_cmd_fit)
 
     predict = commands.add_parser(
@@ -845,8 +893,11 @@ def build_parser() -> argparse.ArgumentParser:
     describe.add_argument("--target", metavar="COL", help="leave this column out")
     describe.add_argument("--cardinality-threshold", type=_positive_int, default=30)
     describe.add_argument(
-        "--high-cardinality", choices=("minhash", "gamma_poisson"), default="minhash"
+        "--high-cardinality",
+        choices=("minhash", "gamma_poisson", "target", "text"),
+        default="minhash",
     )
+    _column_option(describe)
     describe.set_defaults(handler=_cmd_describe)
     return parser
 

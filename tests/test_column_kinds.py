@@ -26,6 +26,7 @@ def test_kind_names_are_the_public_contract():
         "datetime",
         "low_cardinality",
         "high_cardinality",
+        "text",
         "dropped",
     )
 

@@ -15,6 +15,7 @@ FAST_PARAMS = {
     "GammaPoissonEncoder": {"n_components": 3, "max_iter": 3, "random_state": 0},
     "TableVectorizer": {},
     "DatetimeEncoder": {},
+    "TextEncoder": {"n_components": 3, "random_state": 0},
 }
 
 # One reason per check that an estimator is expected to fail.

@@ -8,7 +8,7 @@ from sklearn.pipeline import Pipeline
 from xgboost import XGBClassifier, XGBRegressor
 
 from autocat import Recipe
-from autocat._recipe import pipeline_param_name
+from autocat._recipe import VECTORIZER_PARAMS, pipeline_param_name
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +77,7 @@ def test_params_round_trip():
         "encoder": "minhash",
         "n_components": 16,
         "cardinality_threshold": 30,
+        "text_encoder": "minhash",
         "learning_rate": 0.1,
     }
     again = Recipe.from_params("binary", recipe.params())
@@ -98,5 +99,73 @@ def test_errors_are_specific():
         Recipe("classification")
     with pytest.raises(ValueError, match="encoder must be one of"):
         Recipe(encoder="onehot")
+    with pytest.raises(ValueError, match="text_analyzer must be one of"):
+        Recipe(text_analyzer="sentences")
     with pytest.raises(TypeError, match="Did you mean 'max_depth'"):
         Recipe(max_dept=3)
+
+
+@pytest.mark.parametrize(
+    ("task", "n_target_outputs"),
+    [("regression", 1), ("binary", 1), ("multiclass", 3)],
+)
+def test_target_encoding_follows_the_task(table, task, n_target_outputs):
+    df, y = table
+    # integer labels: only the task tells regression from classes
+    labels = (y // 12).astype(int) if task == "multiclass" else (y > 15).astype(int)
+    target = np.round(y) if task == "regression" else labels
+    recipe = Recipe(task, encoder="target", cardinality_threshold=2, n_estimators=5)
+    pipeline = recipe.build().fit(df, target)
+    vectorizer = pipeline.named_steps["vectorizer"]
+    assert type(vectorizer.transformers_["job"]).__name__ == "TargetEncoder"
+    assert len(vectorizer.input_to_outputs_["job"]) == n_target_outputs
+    assert pipeline.predict(df.head(4)).shape == (4,)
+
+
+def test_text_encoder_parameters_reach_the_vectorizer():
+    recipe = Recipe(
+        text_encoder="text", text_n_components=10, text_analyzer="word", encoder="text"
+    )
+    params = recipe.build().get_params()
+    assert params[pipeline_param_name("text_n_components")] == 10
+    assert params[pipeline_param_name("text_analyzer")] == "word"
+    assert params[pipeline_param_name("encoder", "text")] == "text"
+    minhash = Recipe(text_n_components=10)
+    assert minhash.build_vectorizer().text == "minhash"
+    assert "text_n_components" not in minhash.params()
+    assert minhash.params()["text_encoder"] == "minhash"
+    with pytest.raises(ValueError, match="text_encoder must be one of"):
+        Recipe(text_encoder="target")
+
+
+def test_vectorizer_params_key_the_encoding(table):
+    df, y = table
+    options = {"text_encoder": "text", "specific_transformers": {"job": "text"}}
+    base = Recipe("regression", n_components=8, **options)
+    same = Recipe("regression", n_components=8, **options)
+    same.xgb_params = {"max_depth": 2}  # the model does not change the encoding
+    key = tuple(sorted(base.vectorizer_params.items()))
+    hash(key)
+    assert base.vectorizer_params == same.vectorizer_params
+    assert set(VECTORIZER_PARAMS) - {"gp_alpha", "gp_beta"} <= set(
+        base.vectorizer_params
+    )
+    assert base.vectorizer_params["specific_transformers"] == (("job", "text"),)
+    first = base.build_vectorizer().fit_transform(df, y)
+    second = same.build_vectorizer().fit_transform(df, y)
+    assert first.tobytes() == second.tobytes()
+    for other in [
+        Recipe("regression", n_components=8),
+        Recipe("regression", n_components=8, **options, text_n_components=10),
+        Recipe("binary", n_components=8, **options),
+    ]:  # fmt: skip
+        assert other.vectorizer_params != base.vectorizer_params
+
+
+def test_specific_transformers_reach_the_vectorizer(table):
+    df, y = table
+    recipe = Recipe(specific_transformers={"job": "drop"}, n_estimators=5)
+    pipeline = recipe.build().fit(df, y)
+    assert pipeline.named_steps["vectorizer"].column_kinds_["job"] == "dropped"
+    assert recipe == Recipe(specific_transformers={"job": "drop"}, n_estimators=5)
+    assert recipe != Recipe(n_estimators=5)

@@ -55,11 +55,19 @@ def test_default_params_per_encoder():
 
 def test_suggest_params_is_conditional():
     minhash = suggest_params(optuna.trial.FixedTrial(default_params("minhash")))
-    assert set(minhash) == {s.name for s in SEARCH_SPACE} - {"gp_alpha", "gp_beta"}
+    assert minhash["text_encoder"] == "minhash"
+    text_params = {"text_n_components", "text_analyzer"}
+    assert set(minhash) == {s.name for s in SEARCH_SPACE} - {"gp_alpha", "gp_beta"} - (
+        text_params
+    )
+    fixed = {**default_params("minhash"), "text_encoder": "text"}
+    fixed.update(text_n_components=30, text_analyzer="both")
+    text = suggest_params(optuna.trial.FixedTrial(fixed))
+    assert text["text_n_components"] == 30 and text["text_analyzer"] == "both"
     fixed = {**default_params("gamma_poisson"), "gp_alpha": 2.0}
     gamma = suggest_params(optuna.trial.FixedTrial(fixed))
     assert gamma["gp_alpha"] == 2.0
-    assert set(gamma) == {s.name for s in SEARCH_SPACE}
+    assert set(gamma) == {s.name for s in SEARCH_SPACE} - text_params
 
 
 def test_suggest_params_prefix_and_steps():
@@ -79,7 +87,9 @@ def test_suggest_vectorizer_builds_the_recipe_vectorizer():
     vectorizer = suggest_vectorizer(trial, prefix="v_")
     expected = Recipe(encoder="minhash").build_vectorizer()
     assert type(vectorizer) is type(expected)
-    assert vectorizer.get_params() == expected.get_params()
+    # equal parameters, nested ones included; the TextEncoder instances differ
+    params = {k: v for k, v in vectorizer.get_params().items() if k != "text"}
+    assert params == {k: v for k, v in expected.get_params().items() if k != "text"}
 
 
 def test_suggest_pipeline_in_a_users_objective(table):
@@ -109,7 +119,7 @@ def test_flat_views_name_real_pipeline_parameters(task):
     space = param_distributions(task)
     assert set(space) <= set(pipeline_params)
     for encoder, grid in zip(
-        ["minhash", "gamma_poisson"], param_grid(task), strict=True
+        ["minhash", "gamma_poisson", "target", "text"], param_grid(task), strict=True
     ):
         encoder_params = Recipe(task, encoder=encoder).build().get_params()
         assert set(grid) <= set(encoder_params)
@@ -128,7 +138,20 @@ def test_views_share_one_source_of_truth():
     assert type(gamma).__name__ == "GammaPoissonEncoder"
     assert grids[1]["vectorizer__high_cardinality__n_components"] == [30, 100]
     assert grids[1]["vectorizer__high_cardinality__alpha"] == [1.1]
-    assert len(ParameterGrid(grids)) == 36
+    assert grids[2]["vectorizer__high_cardinality"] == ["target"]
+    assert grids[2]["vectorizer__n_components"] == [30]  # target encoding ignores it
+    assert grids[3]["vectorizer__high_cardinality"] == ["text"]
+    assert grids[0]["vectorizer__text"] == ["minhash"]  # the paper's recipe
+    assert "vectorizer__text__analyzer" not in grids[3]
+    assert len(ParameterGrid(grids)) == 18 + 18 + 9 + 18
+    assert space["vectorizer__high_cardinality"].choices == (
+        "minhash",
+        "gamma_poisson",
+        "target",
+        "text",
+    )
+    assert space["vectorizer__text"] is by_name["text_encoder"].distribution
+    assert "vectorizer__text__n_components" not in space  # conditional
     assert grids[0]["model__learning_rate"] == list(by_name["learning_rate"].grid)
 
 
@@ -196,3 +219,18 @@ def test_param_distributions_in_optuna_search_cv(table):
 def test_public_names_are_reexported():
     for name in ["suggest_pipeline", "suggest_vectorizer", "param_grid", "Recipe"]:
         assert getattr(autocat, name).__module__ == "autocat"
+
+
+@pytest.mark.parametrize("encoder", ["target", "text"])
+def test_new_encoders_in_a_users_objective(table, encoder):
+    df, y = table
+    fixed = {**default_params(encoder), "text_encoder": "text", "text_n_components": 10}
+    fixed["text_analyzer"] = "word"
+    trial = optuna.trial.FixedTrial(fixed)
+    pipeline = suggest_pipeline(trial, "regression").set_params(model__n_estimators=5)
+    pipeline.set_params(vectorizer__cardinality_threshold=2)
+    pipeline.fit(df, y)
+    vectorizer = pipeline.named_steps["vectorizer"]
+    expected = {"target": "TargetEncoder", "text": "TextEncoder"}[encoder]
+    assert type(vectorizer.transformers_["job"]).__name__ == expected
+    assert vectorizer.text.n_components == 10

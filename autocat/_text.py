@@ -1,0 +1,318 @@
+"""TextEncoder: tf-idf of words and character n-grams reduced by a truncated SVD."""
+
+from __future__ import annotations
+
+from numbers import Integral
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.decomposition import TruncatedSVD
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from autocat._dataframe import check_not_empty, column_values, encode_columns, to_2d
+from autocat._factorize import factorize_strings
+from autocat._ngrams import check_ngram_range
+from autocat._sklearn_compat import (
+    Interval,
+    StrOptions,
+    _check_feature_names_in,
+    _fit_context,
+)
+
+__all__ = ["TextEncoder"]
+
+# Words are runs of letters, digits and underscores, single characters included
+# ("c++" gives "c", "R" gives "r"): list items and codes are often that short.
+_WORD_PATTERN = r"(?u)\b\w+\b"
+
+
+class _ColumnModel:
+    """What :meth:`TextEncoder.fit` learned about one column (private)."""
+
+    def __init__(
+        self,
+        vectorizers: list[CountVectorizer],
+        idfs: list[np.ndarray],
+        components: np.ndarray,
+    ) -> None:
+        self.vectorizers = vectorizers
+        self.idfs = idfs
+        self.components = components  # (n_components, n_terms), float64
+
+
+class TextEncoder(TransformerMixin, BaseEstimator):
+    """Encode free-text columns by latent semantic analysis of words and n-grams.
+
+    Each value becomes ``n_components`` numbers:
+
+    1. its tf-idf vector over words (runs of letters and digits, lower-cased)
+       and, separately, over character n-grams taken inside word boundaries
+       (``analyzer='char_wb'`` of scikit-learn), each block normalised to unit
+       length; with ``analyzer='both'`` the two blocks are concatenated and
+       scaled by ``1/sqrt(2)``, so the row keeps unit length;
+    2. projected on the first ``n_components`` right singular vectors of the
+       training rows' tf-idf matrix (a truncated SVD).
+
+    Words suit long free text and lists (``"english, spanish (poorly)"``),
+    character n-grams suit misspellings and morphology; the default uses both.
+    Document frequencies and the SVD are those of the training rows, values
+    repeated as often as they occur.
+
+    Parameters
+    ----------
+    n_components : int, default=30
+        Output features per input column. When the training rows span fewer
+        dimensions, the last outputs are zeros.
+    analyzer : {'both', 'word', 'char'}, default='both'
+        Which terms are counted: words, character n-grams, or both.
+    ngram_range : tuple of (int, int), default=(3, 4)
+        Smallest and largest character n-gram length, both included.
+    handle_missing : {'zero', 'nan', 'error'}, default='zero'
+        What a missing value becomes: a row of zeros (as the empty string), a
+        row of ``NaN``, or a ``ValueError`` naming the column.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the randomised SVD. An int makes the encoding deterministic.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        Number of columns seen in :meth:`fit`.
+    feature_names_in_ : ndarray of str of shape (n_features_in_,)
+        Column names seen in :meth:`fit`, when they are all strings.
+    vocabulary_sizes_ : list of int
+        Number of terms (words and n-grams) kept for each column.
+
+    See Also
+    --------
+    MinHashEncoder : Stateless encoding of short dirty strings.
+    TableVectorizer : Applies this encoder to the free-text columns of a table.
+
+    Notes
+    -----
+    Only distinct values are analysed: the tf-idf matrix has one row per
+    distinct value, and the SVD of the training rows is that of the distinct
+    rows weighted by the square root of their counts (the same right singular
+    vectors). Fit costs ``O(n_distinct x n_terms_per_value)`` to count terms plus
+    a randomised SVD of that sparse matrix; memory grows with the vocabulary,
+    which is kept (about 100 bytes per term). :meth:`transform` is row-wise: a
+    row's output depends on its value alone, and terms not seen in :meth:`fit`
+    are ignored (a value with none gives zeros).
+
+    Values that are not strings are encoded as ``str(value)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from autocat import TextEncoder
+    >>> df = pd.DataFrame({"speaks": [
+    ...     "english", "english, spanish", "english (fluently), french (poorly)",
+    ...     "spanish, english", "french", None]})
+    >>> encoder = TextEncoder(n_components=3, random_state=0).fit(df)
+    >>> encoder.transform(df).shape
+    (6, 3)
+    >>> encoder.get_feature_names_out().tolist()
+    ['speaks_0', 'speaks_1', 'speaks_2']
+    """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "analyzer": [StrOptions({"both", "word", "char"})],
+        "ngram_range": [tuple],
+        "handle_missing": [StrOptions({"zero", "nan", "error"})],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        *,
+        n_components: int = 30,
+        analyzer: str = "both",
+        ngram_range: tuple[int, int] = (3, 4),
+        handle_missing: str = "zero",
+        random_state: Any = None,
+    ) -> None:
+        self.n_components = n_components
+        self.analyzer = analyzer
+        self.ngram_range = ngram_range
+        self.handle_missing = handle_missing
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: Any, y: Any = None) -> TextEncoder:
+        """Learn each column's vocabulary, document frequencies and SVD.
+
+        Parameters
+        ----------
+        X : dataframe or array-like of shape (n_samples, n_features)
+            The text columns.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : TextEncoder
+            The fitted encoder.
+        """
+        check_ngram_range(self.ngram_range, type(self).__name__)
+        X = to_2d(X, estimator_name=type(self).__name__)
+        validate_data(self, X, skip_check_array=True, reset=True)
+        check_not_empty(X, estimator_name=type(self).__name__)
+        rng = check_random_state(self.random_state)
+        names = self._input_names()
+        self._models = []
+        for index, name in enumerate(names):
+            codes, strings = self._factorize(column_values(X, index), name)
+            seed = int(rng.randint(np.iinfo(np.int32).max))
+            self._models.append(self._fit_column(codes, strings, seed))
+        self.vocabulary_sizes_ = [m.components.shape[1] for m in self._models]
+        return self
+
+    def _factorize(self, values: Any, name: str) -> tuple[np.ndarray, list[str]]:
+        codes, strings = factorize_strings(values, name)
+        missing = codes < 0
+        if self.handle_missing == "error" and missing.any():
+            first = int(np.flatnonzero(missing)[0])
+            raise ValueError(
+                f"Column {name!r} has {int(missing.sum())} missing value(s), the "
+                f"first at row {first}, and handle_missing='error'. Fill them "
+                "(e.g. df[col].fillna('')) or use handle_missing='zero' or 'nan'."
+            )
+        return codes, strings
+
+    def _new_vectorizers(self) -> list[CountVectorizer]:
+        vectorizers = []
+        if self.analyzer in ("both", "word"):
+            vectorizers.append(
+                CountVectorizer(token_pattern=_WORD_PATTERN, dtype=np.float64)
+            )
+        if self.analyzer in ("both", "char"):
+            vectorizers.append(
+                CountVectorizer(
+                    analyzer="char_wb", ngram_range=self.ngram_range, dtype=np.float64
+                )
+            )
+        return vectorizers
+
+    def _fit_column(
+        self, codes: np.ndarray, strings: list[str], seed: int
+    ) -> _ColumnModel:
+        counts = np.bincount(codes[codes >= 0], minlength=len(strings)).astype(float)
+        n_documents = float(counts.sum())
+        vectorizers, idfs, blocks = [], [], []
+        for vectorizer in self._new_vectorizers():
+            try:
+                terms = vectorizer.fit_transform(strings).tocsr()
+            except ValueError:  # no term at all (empty strings, no values)
+                vectorizer.fit(["_"])  # a one-term vocabulary nothing matches
+                terms = sparse.csr_matrix((len(strings), 1))
+            # smoothed idf over the rows, as TfidfVectorizer(smooth_idf=True)
+            frequency = terms.astype(bool).T @ counts
+            idf = np.log((1.0 + n_documents) / (1.0 + frequency)) + 1.0
+            vectorizers.append(vectorizer)
+            idfs.append(idf)
+            blocks.append(terms)
+        tfidf = self._tfidf(blocks, idfs)
+        weighted = sparse.diags(np.sqrt(counts)) @ tfidf
+        return _ColumnModel(vectorizers, idfs, self._components(weighted, seed))
+
+    def _tfidf(self, blocks: list[Any], idfs: list[np.ndarray]) -> Any:
+        """Tf-idf of each block, rows of unit length, blocks side by side."""
+        scaled = []
+        for terms, idf in zip(blocks, idfs, strict=True):
+            block = terms @ sparse.diags(idf)
+            norms = np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel())
+            norms[norms == 0.0] = 1.0
+            scaled.append(sparse.diags(1.0 / norms) @ block)
+        matrix = sparse.hstack(scaled, format="csr")
+        if len(scaled) > 1:
+            matrix = matrix / np.sqrt(len(scaled))
+        return sparse.csr_matrix(matrix)
+
+    def _components(self, weighted: Any, seed: int) -> np.ndarray:
+        """Return the first right singular vectors, signs fixed, zero-padded."""
+        n_rows, n_terms = weighted.shape
+        components = np.zeros((self.n_components, n_terms))
+        if min(n_rows, n_terms) > self.n_components + 1:
+            svd = TruncatedSVD(self.n_components, random_state=seed)
+            svd.fit(weighted)
+            found = svd.components_
+        else:  # small: an exact SVD of the dense matrix
+            _, values, found = np.linalg.svd(weighted.toarray(), full_matrices=False)
+            found = found[values > 1e-10 * max(values.max(initial=0.0), 1e-300)]
+            found = found[: self.n_components]
+        # each component points where its largest coordinate is positive
+        signs = np.sign(found[np.arange(len(found)), np.abs(found).argmax(axis=1)])
+        components[: len(found)] = found * np.where(signs == 0, 1.0, signs)[:, None]
+        return components
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Encode each column of ``X`` into ``n_components`` float32 features.
+
+        Parameters
+        ----------
+        X : dataframe or array-like of shape (n_samples, n_features)
+            The text columns, in the order seen in :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of float32 of shape (n_samples, n_features * n_components)
+            The encoding, columns of the first input column first.
+        """
+        check_is_fitted(self, "vocabulary_sizes_")
+        X = to_2d(X, estimator_name=type(self).__name__)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        names = self._input_names()
+        return encode_columns(
+            X,
+            len(names),
+            self.n_components,
+            lambda index, values: self._encode_distinct(
+                self._models[index], values, names[index]
+            ),
+        )
+
+    def _encode_distinct(
+        self, model: _ColumnModel, values: Any, name: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        codes, strings = self._factorize(values, name)
+        table = np.empty((len(strings) + 1, self.n_components), dtype=np.float32)
+        if strings:
+            blocks = [v.transform(strings) for v in model.vectorizers]
+            tfidf = self._tfidf(blocks, model.idfs)
+            table[:-1] = tfidf @ model.components.T
+        table[-1] = np.nan if self.handle_missing == "nan" else 0.0
+        return codes, table
+
+    def _input_names(self) -> list[str]:
+        return [str(name) for name in _check_feature_names_in(self, None)]
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Get the output feature names, ``<column>_<j>``.
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Input column names; by default those seen in :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of str
+            ``n_features_in_ * n_components`` names.
+        """
+        check_is_fitted(self, "vocabulary_sizes_")
+        names = _check_feature_names_in(self, input_features)
+        return np.asarray(
+            [f"{name}_{j}" for name in names for j in range(self.n_components)],
+            dtype=object,
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        tags.input_tags.allow_nan = True
+        tags.transformer_tags.preserves_dtype = []
+        return tags

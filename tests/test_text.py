@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from autocat import TextEncoder
+
+SPEAKS = [
+    "english",
+    "english, spanish",
+    "english (fluently), french (poorly)",
+    "spanish, english",
+    "french",
+    "english (fluently), c++ (okay)",
+    "english",
+    "english, spanish",
+    "german (poorly), english",
+]
+
+
+def _reference_tfidf(values, analyzer):
+    """Tf-idf of the rows with scikit-learn, blocks as TextEncoder documents them."""
+    blocks = []
+    if analyzer in ("both", "word"):
+        blocks.append(TfidfVectorizer(token_pattern=r"(?u)\b\w+\b"))
+    if analyzer in ("both", "char"):
+        blocks.append(TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 4)))
+    matrix = sparse.hstack([v.fit_transform(values) for v in blocks]).toarray()
+    return matrix / np.sqrt(len(blocks))
+
+
+@pytest.mark.parametrize("analyzer", ["both", "word", "char"])
+def test_exact_when_the_rows_span_few_dimensions(analyzer):
+    # 6 distinct values < n_components: the projection keeps every inner product
+    frame = pd.DataFrame({"speaks": SPEAKS})
+    out = TextEncoder(n_components=10, analyzer=analyzer).fit_transform(frame)
+    assert out.dtype == np.float32 and out.shape == (len(SPEAKS), 10)
+    reference = _reference_tfidf(SPEAKS, analyzer)
+    np.testing.assert_allclose(out @ out.T, reference @ reference.T, atol=1e-5)
+    rank = np.linalg.matrix_rank(reference)
+    assert np.abs(out[:, rank:]).max() == 0.0  # unused outputs are zeros
+
+
+def test_truncated_svd_keeps_the_top_singular_values(global_random_seed):
+    rng = np.random.default_rng(global_random_seed)
+    words = np.array(["red", "green", "blue", "cat", "dog", "tree", "sky", "sea"])
+    values = [" ".join(rng.choice(words, rng.integers(2, 6))) for _ in range(300)]
+    frame = pd.DataFrame({"text": values})
+    out = TextEncoder(n_components=5, random_state=0).fit_transform(frame)
+    reference = _reference_tfidf(values, "both")
+    expected = np.linalg.svd(reference, compute_uv=False)[:5]
+    found = np.linalg.svd(out.astype(float), compute_uv=False)
+    np.testing.assert_allclose(found, expected, rtol=1e-3)
+
+
+def test_rows_depend_on_their_value_only():
+    encoder = TextEncoder(n_components=4, random_state=0).fit(
+        pd.DataFrame({"t": SPEAKS})
+    )
+    alone = encoder.transform(pd.DataFrame({"t": ["english, spanish"]}))
+    among = encoder.transform(pd.DataFrame({"t": SPEAKS}))
+    np.testing.assert_array_equal(alone[0], among[1])
+
+
+def test_missing_values_and_unseen_terms():
+    frame = pd.DataFrame({"t": [*SPEAKS, None]})
+    encoder = TextEncoder(n_components=3, random_state=0).fit(frame)
+    out = encoder.transform(pd.DataFrame({"t": [None, "zzzz qqqq", ""]}))
+    np.testing.assert_array_equal(out, np.zeros((3, 3), dtype=np.float32))
+    nan = TextEncoder(n_components=3, handle_missing="nan", random_state=0)
+    assert np.isnan(nan.fit(frame).transform(frame)[-1]).all()
+    with pytest.raises(ValueError, match="Column 't' has 1 missing value"):
+        TextEncoder(handle_missing="error").fit(frame)
+
+
+def test_seed_makes_it_deterministic_and_columns_are_separate():
+    frame = pd.DataFrame({"a": SPEAKS * 10, "b": SPEAKS[::-1] * 10})
+    first = TextEncoder(n_components=3, random_state=1).fit_transform(frame)
+    second = TextEncoder(n_components=3, random_state=1).fit_transform(frame)
+    assert first.tobytes() == second.tobytes()
+    assert first.shape == (len(frame), 6)
+    alone = TextEncoder(n_components=3, random_state=1).fit_transform(frame[["a"]])
+    assert np.abs(np.abs(first[:, :3]) - np.abs(alone)).max() < 1e-5
+    encoder = TextEncoder(n_components=3, random_state=1).fit(frame)
+    assert encoder.get_feature_names_out().tolist()[3:] == ["b_0", "b_1", "b_2"]
+    assert len(encoder.vocabulary_sizes_) == 2
+
+
+def test_invalid_parameters():
+    frame = pd.DataFrame({"t": SPEAKS})
+    with pytest.raises(ValueError, match="analyzer"):
+        TextEncoder(analyzer="sentence").fit(frame)
+    with pytest.raises(ValueError, match="ngram_range"):
+        TextEncoder(ngram_range=(4, 3)).fit(frame)
