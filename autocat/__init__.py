@@ -2,6 +2,7 @@
 
 from autocat import datasets as datasets
 from autocat._auto import auto_fit
+from autocat._column_kinds import SuspiciousColumnWarning
 from autocat._datetime import DatetimeEncoder
 from autocat._gamma_poisson import GammaPoissonEncoder
 from autocat._minhash import MinHashEncoder
@@ -24,6 +25,7 @@ __all__ = [
     "GammaPoissonEncoder",
     "MinHashEncoder",
     "Recipe",
+    "SuspiciousColumnWarning",
     "TableVectorizer",
     "__version__",
     "auto_fit",

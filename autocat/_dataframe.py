@@ -27,10 +27,12 @@ __all__ = [
     "encode_columns",
     "factorize",
     "input_names",
+    "is_all_missing",
     "is_pandas",
     "is_polars",
     "n_rows",
     "series_values",
+    "time_zone",
     "to_2d",
     "to_datetime64",
     "to_float",
@@ -163,14 +165,25 @@ def column_values(X: Any, index: int) -> Any:
     """Return column ``index`` of ``X`` in a form that :func:`pandas.factorize` takes.
 
     pandas columns are returned as Series (so that Arrow-backed strings and
-    categoricals factorise natively), polars columns as numpy arrays, numpy
-    columns as 1-D array views.
+    categoricals factorise natively); polars strings and categories as
+    Arrow-backed pandas Series (no Python object per row), other polars columns
+    as numpy arrays; numpy columns as 1-D array views.
     """
     if is_pandas(X):
         return X.iloc[:, index]
     if is_polars(X):
-        return X.to_series(index).to_numpy()
+        column = X.to_series(index)
+        if column_family(column) in ("string", "categorical"):
+            return _polars_strings(column)
+        return column.to_numpy()
     return X[:, index]
+
+
+def _polars_strings(column: Any) -> pd.Series:
+    """Return a polars string or categorical column as pandas strings, via Arrow."""
+    import polars as pl
+
+    return column.cast(pl.String).to_pandas()
 
 
 def columns_of(X: Any) -> list[Any]:
@@ -324,15 +337,18 @@ def factorize(column: Any) -> tuple[np.ndarray, np.ndarray]:
         values: Any = to_datetime64(column)
     elif isinstance(column, pd.Series | np.ndarray):
         values = column
+    elif family in ("string", "categorical"):
+        # Arrow-backed pandas strings factorise without a Python object per row
+        values = _polars_strings(column)
     else:
-        import polars as pl
-
-        if family in ("string", "categorical"):
-            # Arrow-backed pandas strings factorise without a Python object per row
-            values = column.cast(pl.String).to_pandas()
-        else:
-            values = column.to_numpy()
-    codes, uniques = factorize_values(values)
+        values = column.to_numpy()
+    try:
+        codes, uniques = factorize_values(values)
+    except TypeError:
+        if family != "object":
+            raise
+        # unhashable cells (lists, dicts, sets, arrays): each is read as its str
+        codes, uniques = factorize_values(_hashable_objects(values))
     if isinstance(uniques, pd.Index | pd.Categorical):
         uniques = np.asarray(
             uniques, dtype="datetime64[ns]" if uniques.dtype.kind == "M" else object
@@ -340,6 +356,46 @@ def factorize(column: Any) -> tuple[np.ndarray, np.ndarray]:
     elif uniques.dtype.kind not in "OM":
         uniques = uniques.astype(object)
     return codes, uniques
+
+
+def _hashable_objects(values: Any) -> np.ndarray:
+    """Return an object array where each unhashable value is replaced by its str."""
+    if not isinstance(values, np.ndarray):
+        values = np.asarray(values.to_numpy(dtype=object), dtype=object)
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        try:
+            hash(value)
+        except TypeError:
+            value = str(value)
+        out[i] = value
+    return out
+
+
+def is_all_missing(column: Any) -> bool:
+    """Return whether a column has rows and no value (None, NaN, NaT) in any.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from autocat._dataframe import is_all_missing
+    >>> is_all_missing(pd.Series([np.nan, None])), is_all_missing(pd.Series([1, None]))
+    (True, False)
+    """
+    if len(column) == 0:
+        return False
+    if isinstance(column, pd.Series | np.ndarray):
+        return bool(pd.isna(column).all())
+    if column.null_count() == len(column):
+        return True
+    return column.dtype.is_float() and bool(column.fill_null(np.nan).is_nan().all())
+
+
+def time_zone(column: Any) -> str | None:
+    """Return the time zone of a datetime column, None when naive (or not dates)."""
+    zone = getattr(column.dtype, "tz", None) or getattr(column.dtype, "time_zone", None)
+    return None if zone is None else str(zone)
 
 
 def input_names(estimator: Any, X: Any, *, reset: bool) -> list[str]:

@@ -101,7 +101,9 @@ def test_parse_numbers(values, expected):
     np.testing.assert_array_equal(numbers, expected)
 
 
-@pytest.mark.parametrize("bad", ["3,5", "12,34", "1.2.3", "abc", "1 000", "$5"])
+@pytest.mark.parametrize(
+    "bad", ["3,5", "12,34", "1.2.3", "abc", "1 000", "$5%", "(-5)", "$$5", "(5"]
+)
 def test_parse_numbers_rejects(bad):
     _, ok = parse_numbers(_obj(bad))
     assert not ok.any()
@@ -189,8 +191,9 @@ def test_dates_flag_off():
 
 
 def test_rules_check_every_value_not_only_a_sample():
-    values = [f"{i}" for i in range(500)] + ["oops"]
-    assert decide("string", _obj(*values), 0, 501).kind == "high_cardinality"
+    # six distinct tokens, all past the first 200 values: more than numbers allow
+    values = [f"{i}" for i in range(500)] + [f"oops{i}" for i in range(6)]
+    assert decide("string", _obj(*values), 0, 2000).kind == "high_cardinality"
     dates = [f"2020-01-{1 + i % 28:02d}" for i in range(300)] + ["2020-13-45"]
     assert detect_date_format(_obj(*dates)) is None
 
