@@ -31,6 +31,7 @@ __all__ = [
     "is_pandas",
     "is_polars",
     "n_rows",
+    "read_csv",
     "series_values",
     "time_zone",
     "to_2d",
@@ -526,3 +527,149 @@ def series_values(y: Any) -> np.ndarray:
     if is_series(y):
         return np.asarray(y.to_numpy())  # type: ignore[no-any-return]
     return np.asarray(y)
+
+
+# Bytes read to detect the encoding and the separator of a CSV file.
+_SNIFF_BYTES = 1 << 16
+_SEPARATORS = ",;\t|"
+
+
+def read_csv(
+    path: Any,
+    *,
+    sep: str | None = None,
+    encoding: str | None = None,
+    na_values: str = "empty",
+) -> pd.DataFrame:
+    """Read a CSV file as it is written: text columns, only empty cells missing.
+
+    Every column is read as text (``str``), so that leading zeros survive and
+    :class:`TableVectorizer` decides what is a number or a date. The separator
+    is detected with :class:`csv.Sniffer` on the first 64 KiB (among ``,``
+    ``;``, tab and ``|``; ``,`` when unsure), the encoding from a byte-order
+    mark, else UTF-8, else Latin-1. A row with more or fewer fields than the
+    header is an error that names its line.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A CSV file, optionally ``.gz``, ``.bz2``, ``.xz`` or ``.zip`` compressed.
+    sep : str or None, default=None
+        The separator; None detects it.
+    encoding : str or None, default=None
+        The text encoding; None detects it.
+    na_values : {'empty', 'pandas'}, default='empty'
+        Which cells are missing: only empty ones, or also pandas' default
+        strings (``"NA"``, ``"null"``, ``"None"``, ``"n/a"``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One ``str`` column per header field, missing cells as NaN.
+
+    Raises
+    ------
+    ValueError
+        A row whose number of fields differs from the header's.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from autocat._dataframe import read_csv
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "zips.csv"
+    >>> _ = path.write_text("zip;country\\n02134;NA\\n10001;\\n")
+    >>> frame = read_csv(path)
+    >>> frame["zip"].tolist(), frame["country"].tolist()
+    (['02134', '10001'], ['NA', nan])
+    """
+    if na_values not in ("empty", "pandas"):
+        raise ValueError(f"na_values must be 'empty' or 'pandas', got {na_values!r}.")
+    head = _head_bytes(path)
+    given = encoding
+    encoding = encoding or _detect_encoding(head)
+    if "\x00" in head.decode(encoding, errors="replace"):
+        raise ValueError(f"it holds NUL characters in {encoding}: not a text file")
+    sep = sep or _detect_separator(head, encoding)
+    try:
+        _check_fields(path, sep, encoding)
+    except UnicodeDecodeError:
+        if given is not None or encoding != "utf-8":
+            raise
+        encoding = "latin-1"  # reads any bytes
+        _check_fields(path, sep, encoding)
+    missing: dict[str, Any] = (
+        {"keep_default_na": False, "na_values": [""]}
+        if na_values == "empty"
+        else {"keep_default_na": True}
+    )
+    return pd.read_csv(
+        path, sep=sep, encoding=encoding, dtype=str, index_col=False,
+        low_memory=False, **missing,
+    )  # fmt: skip
+
+
+def _open_text(path: Any, encoding: str) -> Any:
+    """Open a possibly compressed text file for reading, as csv.reader wants."""
+    import bz2
+    import gzip
+    import io
+    import lzma
+    import zipfile
+
+    suffix = str(path).lower().rsplit(".", 1)[-1]
+    if suffix == "gz":
+        return gzip.open(path, "rt", encoding=encoding, newline="")
+    if suffix == "bz2":
+        return bz2.open(path, "rt", encoding=encoding, newline="")
+    if suffix == "xz":
+        return lzma.open(path, "rt", encoding=encoding, newline="")
+    if suffix == "zip":
+        archive = zipfile.ZipFile(path)
+        return io.TextIOWrapper(
+            archive.open(archive.namelist()[0]), encoding=encoding, newline=""
+        )
+    return open(path, encoding=encoding, newline="")  # noqa: SIM115
+
+
+def _head_bytes(path: Any) -> bytes:
+    with _open_text(path, "latin-1") as text:  # latin-1: bytes one to one
+        return str(text.read(_SNIFF_BYTES)).encode("latin-1")
+
+
+def _detect_encoding(head: bytes) -> str:
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    return "utf-8"
+
+
+def _detect_separator(head: bytes, encoding: str) -> str:
+    import csv
+
+    text = head.decode(encoding, errors="replace")
+    if len(head) == _SNIFF_BYTES and "\n" in text:
+        text = text[: text.rindex("\n")]  # whole lines only
+    try:
+        return csv.Sniffer().sniff(text, delimiters=_SEPARATORS).delimiter
+    except csv.Error:
+        return ","
+
+
+def _check_fields(path: Any, sep: str, encoding: str) -> None:
+    """Raise a ValueError naming the first line whose field count is not the header's."""
+    import csv
+
+    with _open_text(path, encoding) as text:
+        reader = csv.reader(text, delimiter=sep)
+        header = next(reader, None)
+        if header is None:
+            return
+        width = len(header)
+        for record in reader:
+            if record and len(record) != width:
+                raise ValueError(
+                    f"line {reader.line_num} has {len(record)} field(s) but the "
+                    f"header has {width} (separator {sep!r}); fix that row, quote "
+                    f"values that contain {sep!r}, or pass --sep"
+                )
