@@ -20,6 +20,7 @@ from autocat._factorize import factorize_values, take_rows
 __all__ = [
     "check_input_names",
     "check_not_empty",
+    "check_time_zone",
     "column_family",
     "column_values",
     "columns_of",
@@ -393,6 +394,29 @@ def is_all_missing(column: Any) -> bool:
     return column.dtype.is_float() and bool(column.fill_null(np.nan).is_nan().all())
 
 
+def check_time_zone(name: str, fit_dtype: str, fit_aware: bool, column: Any) -> None:
+    """Raise a TypeError if a datetime column's time-zone awareness changed.
+
+    A naive datetime after an aware fit (or the reverse) names no instant that
+    can be compared with the training data, so it is an error; another time
+    zone is the same instants, read in UTC.
+    """
+    aware = time_zone(column) is not None
+    if aware == fit_aware:
+        return
+    fix = (
+        "localize it, e.g. df[col].dt.tz_localize('UTC')"
+        if fit_aware
+        else "drop the time zone, e.g. df[col].dt.tz_convert(None)"
+    )
+    raise TypeError(
+        f"Column {name!r} held time-zone {'aware' if fit_aware else 'naive'} "
+        f"datetimes at fit ({fit_dtype}) but {'aware' if aware else 'naive'} ones "
+        f"at transform ({dtype_name(column)}), so the instants they mean are "
+        f"unknown. Give the column as at fit: {fix}."
+    )
+
+
 def time_zone(column: Any) -> str | None:
     """Return the time zone of a datetime column, None when naive (or not dates)."""
     zone = getattr(column.dtype, "tz", None) or getattr(column.dtype, "time_zone", None)
@@ -541,7 +565,7 @@ def read_csv(
     encoding: str | None = None,
     na_values: str = "empty",
 ) -> pd.DataFrame:
-    """Read a CSV file as it is written: text columns, only empty cells missing.
+    r"""Read a CSV file as it is written: text columns, only empty cells missing.
 
     Every column is read as text (``str``), so that leading zeros survive and
     :class:`TableVectorizer` decides what is a number or a date. The separator
@@ -577,7 +601,7 @@ def read_csv(
     >>> import tempfile, pathlib
     >>> from autocat._dataframe import read_csv
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "zips.csv"
-    >>> _ = path.write_text("zip;country\\n02134;NA\\n10001;\\n")
+    >>> _ = path.write_text("zip;country\n02134;NA\n10001;\n")
     >>> frame = read_csv(path)
     >>> frame["zip"].tolist(), frame["country"].tolist()
     (['02134', '10001'], ['NA', nan])
@@ -628,7 +652,7 @@ def _open_text(path: Any, encoding: str) -> Any:
         return io.TextIOWrapper(
             archive.open(archive.namelist()[0]), encoding=encoding, newline=""
         )
-    return open(path, encoding=encoding, newline="")  # noqa: SIM115
+    return open(path, encoding=encoding, newline="")
 
 
 def _head_bytes(path: Any) -> bytes:
@@ -657,7 +681,7 @@ def _detect_separator(head: bytes, encoding: str) -> str:
 
 
 def _check_fields(path: Any, sep: str, encoding: str) -> None:
-    """Raise a ValueError naming the first line whose field count is not the header's."""
+    """Raise a ValueError naming the first line whose width is not the header's."""
     import csv
 
     with _open_text(path, encoding) as text:

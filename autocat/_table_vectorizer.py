@@ -20,14 +20,17 @@ from autocat._column_kinds import (
     Decision,
     SuspiciousColumnWarning,
     decide,
-    neighbour_score,
+    number_table,
     parse_dates,
     parse_numbers,
     parse_times,
+    sample_rows,
     stringify,
+    suspicious_columns,
 )
 from autocat._dataframe import (
     check_input_names,
+    check_time_zone,
     column_family,
     columns_of,
     dtype_name,
@@ -54,12 +57,6 @@ _TRANSFORMER = HasMethods(["fit", "transform"])
 _ROW_WISE = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
 # Encoders whose fit depends only on the set of distinct values.
 _SET_FITTED = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
-# Suspicious columns: sample size, least rows, score threshold, and the most
-# distinct values of a numeric target read as classes.
-_LEAK_SAMPLE = 10_000
-_LEAK_MIN_ROWS = 50
-_LEAK_SCORE = 0.99
-_LEAK_MAX_CLASSES = 20
 
 
 @dataclass
@@ -217,13 +214,11 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
     and is naive at transform, or the reverse, raises a ``TypeError`` (the
     instants are unknown), while another time zone is converted.
 
-    The neighbour score of a column sorts a sample of up to 10,000 rows by the
-    column's value (category codes in a seeded random order for text) and
-    compares each row's target with the next row's: for a numeric target,
-    ``1 - sum(diff(y)**2) / (2 * sum((y - mean(y))**2))``; for classes (a
-    non-numeric target or at most 20 distinct values), the share of neighbours
-    of the same class, rescaled so that chance is 0. It costs one sort per
-    column.
+    The neighbour score sorts up to 10,000 sampled rows by the column (text by
+    category, in a seeded random order) and compares each row's target with the
+    next row's: ``1 - sum(diff(y)**2) / (2 * sum((y - mean(y))**2))`` for a
+    numeric target, the share of same-class neighbours (0 at chance) for
+    classes. It costs one sort per column.
     Column names must be unique; non-string names are used as their ``str``.
     pandas, polars and numpy inputs (a numpy structured array gives names) with
     the same values give the same output.
@@ -375,38 +370,21 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         y = series_values(y)
         if y.ndim != 1 or len(y) != n:
             return
-        rows = np.arange(n)
-        if n > _LEAK_SAMPLE:
-            rng = np.random.default_rng(0)
-            rows = np.sort(rng.choice(n, _LEAK_SAMPLE, replace=False))
-        y = y[rows]
-        present = ~pd.isna(y)
-        if present.sum() < _LEAK_MIN_ROWS:
-            return
-        classification = y.dtype.kind not in "iuf" or len(
-            pd.unique(y[present])
-        ) <= _LEAK_MAX_CLASSES
-        for state, piece in zip(self._columns, encoded, strict=True):
-            x = _order_values(state, piece, rows)
-            if x is None:
-                continue
-            x = x[present]
-            if np.isfinite(x).sum() < _LEAK_MIN_ROWS:
-                continue
-            score = neighbour_score(
-                x, y[present], classification=classification
+        rows = sample_rows(n)
+        values = {
+            state.name: _order_values(state, piece, rows)
+            for state, piece in zip(self._columns, encoded, strict=True)
+        }
+        for name, score in suspicious_columns(values, y[rows]).items():
+            warnings.warn(
+                f"Column {name!r} predicts the target almost perfectly on its own "
+                f"(neighbour score {score:.3f}, 1 is perfect; see TableVectorizer's "
+                "Notes). It may leak the target: a copy of it, a value recorded "
+                "after the outcome, or a row index of a table sorted by it. Drop "
+                "the column if it is not known at prediction time.",
+                SuspiciousColumnWarning,
+                stacklevel=5,
             )
-            if score >= _LEAK_SCORE:
-                warnings.warn(
-                    f"Column {state.name!r} predicts the target almost perfectly "
-                    f"on its own (neighbour score {score:.3f}, 1 is perfect; see "
-                    "TableVectorizer's Notes). It may leak the target: a copy of "
-                    "it, a value recorded after the outcome, or a row index of a "
-                    "table sorted by it. Drop the column if it is not known at "
-                    "prediction time.",
-                    SuspiciousColumnWarning,
-                    stacklevel=5,
-                )
 
     def _map(self, function: Any, items: list[Any]) -> list[Any]:
         n_threads = min(effective_n_jobs(self.n_jobs), max(1, len(items)))
@@ -465,10 +443,12 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         codes, uniques = self._convert(state, codes, uniques, column)
         transformer = self._resolve(decision.kind, decision)
         state.transformer = transformer
-        ordered = uniques if decision.kind in ("numeric", "boolean", "datetime") else None
+        ordered = (
+            uniques if decision.kind in ("numeric", "boolean", "datetime") else None
+        )
         if isinstance(transformer, str):  # 'passthrough'
             state.outputs = (name,) + ((f"{name}_missing",) if decision.tokens else ())
-            table = _number_table(uniques, indicator=bool(decision.tokens))
+            table = number_table(uniques, indicator=bool(decision.tokens))
             return state, _Encoded(table=table, codes=codes, values=ordered)
         if isinstance(transformer, _SET_FITTED):
             transformer.fit(_frame(name, uniques))
@@ -572,7 +552,7 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
             codes, uniques = factorize(column)
             codes, uniques = self._convert(state, codes, uniques, column)
         if isinstance(state.transformer, str):  # 'passthrough'
-            table = _number_table(uniques, indicator=bool(tokens))
+            table = number_table(uniques, indicator=bool(tokens))
             return _Encoded(table=table, codes=codes)
         return self._encode_values(state, codes, uniques)
 
@@ -753,22 +733,8 @@ def _check_storage(state: _Column, column: Any, family: str) -> None:
             f"{dtype_name(column)} at transform. Pass the column with its fit "
             "type, or refit."
         )
-    if state.tz_aware is None or family != "datetime":
-        return
-    aware = time_zone(column) is not None
-    if aware != state.tz_aware:
-        fix = (
-            "localize it, e.g. df[col].dt.tz_localize('UTC')"
-            if state.tz_aware
-            else "drop the time zone, e.g. df[col].dt.tz_convert(None)"
-        )
-        raise TypeError(
-            f"Column {state.name!r} held time-zone "
-            f"{'aware' if state.tz_aware else 'naive'} datetimes at fit "
-            f"({state.dtype}) but {'aware' if aware else 'naive'} ones at transform "
-            f"({dtype_name(column)}), so the instants they mean are unknown. Give "
-            f"the column as at fit: {fix}."
-        )
+    if state.tz_aware is not None and family == "datetime":
+        check_time_zone(state.name, state.dtype, state.tz_aware, column)
 
 
 def _empty_like_kind(state: _Column) -> np.ndarray:
@@ -779,17 +745,6 @@ def _empty_like_kind(state: _Column) -> np.ndarray:
     if kind == "datetime":
         return np.empty(0, dtype="datetime64[ns]")
     return np.empty(0, dtype=object)
-
-
-def _number_table(numbers: np.ndarray, *, indicator: bool) -> np.ndarray:
-    """Return one float32 row per distinct number, then the missing row.
-
-    With ``indicator``, a second column is 1 where the value is not a number.
-    """
-    table = np.append(numbers, np.nan).astype(np.float32).reshape(-1, 1)
-    if indicator:
-        table = np.hstack([table, np.isnan(table).astype(np.float32)])
-    return table
 
 
 def _order_values(state: _Column, piece: _Encoded, rows: np.ndarray) -> Any:

@@ -431,9 +431,7 @@ def test_dayfirst_and_given_format():
     assert decision.fmt == "%d/%m/%Y"
     assert "day first" in decision.reason
     # unambiguous columns ignore dayfirst
-    assert decide("string", _obj("12/31/2020"), 0, 1, dayfirst=True).fmt == (
-        "%m/%d/%Y"
-    )
+    assert decide("string", _obj("12/31/2020"), 0, 1, dayfirst=True).fmt == ("%m/%d/%Y")
     given = decide("string", _obj("2020|03|01"), 0, 1, date_format="%Y|%m|%d")
     assert (given.kind, given.fmt, given.conversion) == (
         "datetime", "%Y|%m|%d", "date",

@@ -3,7 +3,6 @@ regression test per way a real file used to lose information silently."""
 
 from __future__ import annotations
 
-import datetime as dt
 import tracemalloc
 import warnings
 from decimal import Decimal
@@ -19,6 +18,7 @@ from autocat._dataframe import column_values
 def messy_table(n=200, seed=0):
     """34 columns, each dirty in its own way (the plan below says how)."""
     rng = np.random.default_rng(seed)
+
     def pick(pool):
         return [pool[i] for i in rng.integers(0, len(pool), n)]
 
@@ -27,7 +27,11 @@ def messy_table(n=200, seed=0):
     over = rng.integers(20, 90, n).astype(str).astype(object)
     over[rng.random(n) < 0.05] = ">90"
     dollars = [f"${v:,.2f}" for v in rng.uniform(10, 5000, n)]
-    days = np.datetime64("2001-01-01T00:00") + rng.integers(0, 5000, n) * np.timedelta64(1, "D") + rng.integers(0, 24 * 60, n) * np.timedelta64(1, "m")
+    days = (
+        np.datetime64("2001-01-01T00:00")
+        + rng.integers(0, 5000, n) * np.timedelta64(1, "D")
+        + rng.integers(0, 24 * 60, n) * np.timedelta64(1, "m")
+    )
     stamps = pd.DatetimeIndex(days)
     lists = pick([[1, 2], [3], [], [1, 2, 3], ["a", "b"]])
     columns = {
@@ -36,7 +40,21 @@ def messy_table(n=200, seed=0):
         "price": dollars,
         "fee_eur": pick([f"€{v}" for v in range(5, 60)]),
         "rate": [f"{v:.1f}%" for v in rng.uniform(0, 40, n)],
-        "balance": pick(["(1,234)", "2,500", "(17)", "310", "4,100", "(950)", "12", "88", "1,000", "(3)", "77"]),
+        "balance": pick(
+            [
+                "(1,234)",
+                "2,500",
+                "(17)",
+                "310",
+                "4,100",
+                "(950)",
+                "12",
+                "88",
+                "1,000",
+                "(3)",
+                "77",
+            ]
+        ),
         "amount": pick([Decimal(f"{v}.25") for v in range(40)]),
         "salary": [f"{v:,}" for v in rng.integers(20_000, 200_000, n)],
         "zip": pick([f"{v:05d}" for v in rng.integers(1000, 99999, 25)]),
@@ -44,7 +62,10 @@ def messy_table(n=200, seed=0):
         "Unnamed: 0": np.arange(n),
         "order_id": np.cumsum(rng.integers(1, 5, n)) + 10_000,
         "uuid": [f"u-{rng.integers(0, 2**40):x}" for _ in range(n)],
-        "comment": [f"call back {i} about the {pick(['red', 'blue'])[0]} parcel" for i in range(n)],
+        "comment": [
+            f"call back {i} about the {pick(['red', 'blue'])[0]} parcel"
+            for i in range(n)
+        ],
         "pickup": stamps.strftime("%m/%d/%Y %I:%M %p"),
         "dropoff": stamps.strftime("%Y/%m/%d %H:%M"),
         "booked": stamps.strftime("%d.%m.%Y %H:%M"),
@@ -71,19 +92,57 @@ def messy_table(n=200, seed=0):
 
 # (column, kind, n_outputs, reason): what describe() must say of messy_table()
 EXPECTED_PLAN = [
-    ("age", "numeric", 2, "strings read as numbers; non-numeric value(s) 'unknown' read as missing, with a missing indicator"),
-    ("age_capped", "numeric", 2, "strings read as numbers; non-numeric value(s) '>90' read as missing, with a missing indicator"),
+    (
+        "age",
+        "numeric",
+        2,
+        "strings read as numbers; non-numeric value(s) 'unknown' read as "
+        "missing, with a missing indicator",
+    ),
+    (
+        "age_capped",
+        "numeric",
+        2,
+        "strings read as numbers; non-numeric value(s) '>90' read as "
+        "missing, with a missing indicator",
+    ),
     ("price", "numeric", 1, "strings read as numbers"),
     ("fee_eur", "numeric", 1, "strings read as numbers"),
     ("rate", "numeric", 1, "strings read as numbers"),
     ("balance", "numeric", 1, "strings read as numbers"),
     ("amount", "numeric", 1, "object column of numbers"),
     ("salary", "numeric", 1, "strings read as numbers"),
-    ("zip", "low_cardinality", 25, "codes with leading zeros (e.g. '01315') read as text; 25 distinct values <= 30"),
-    ("code", "low_cardinality", 5, "codes with leading zeros (e.g. '0123') read as text; 5 distinct values <= 30"),
-    ("Unnamed: 0", "dropped", 0, "index-like: 'Unnamed: 0' holds 200 distinct integers, a saved row index"),
-    ("order_id", "dropped", 0, "index-like: distinct integers increasing with the rows"),
-    ("uuid", "dropped", 0, "identifier-like: 200 distinct values in 200 rows, none with a space"),
+    (
+        "zip",
+        "low_cardinality",
+        25,
+        "codes with leading zeros (e.g. '01315') read as text; 25 distinct "
+        "values <= 30",
+    ),
+    (
+        "code",
+        "low_cardinality",
+        5,
+        "codes with leading zeros (e.g. '0123') read as text; 5 distinct values <= 30",
+    ),
+    (
+        "Unnamed: 0",
+        "dropped",
+        0,
+        "index-like: 'Unnamed: 0' holds 200 distinct integers, a saved row index",
+    ),
+    (
+        "order_id",
+        "dropped",
+        0,
+        "index-like: distinct integers increasing with the rows",
+    ),
+    (
+        "uuid",
+        "dropped",
+        0,
+        "identifier-like: 200 distinct values in 200 rows, none with a space",
+    ),
     ("comment", "high_cardinality", 30, "200 distinct values > 30"),
     ("pickup", "datetime", 7, "dates (%m/%d/%Y %I:%M %p)"),
     ("dropoff", "datetime", 7, "dates (%Y/%m/%d %H:%M)"),
@@ -95,7 +154,12 @@ EXPECTED_PLAN = [
     ("tags", "low_cardinality", 5, "5 distinct values <= 30"),
     ("attrs", "low_cardinality", 3, "3 distinct values <= 30"),
     ("vector", "low_cardinality", 3, "3 distinct values <= 30"),
-    ("mixed", "low_cardinality", 5, "values of types float, int, str read as text; 5 distinct values <= 30"),
+    (
+        "mixed",
+        "low_cardinality",
+        5,
+        "values of types float, int, str read as text; 5 distinct values <= 30",
+    ),
     ("is_member", "boolean", 1, "boolean values kept as float"),
     ("country_all", "dropped", 0, "constant: single value 'US'"),
     ("nothing", "dropped", 0, "all values missing"),
@@ -105,7 +169,7 @@ EXPECTED_PLAN = [
     ("height", "numeric", 1, "numeric values kept as float"),
     ("children", "numeric", 1, "numeric values kept as float"),
     ("score_text", "numeric", 1, "strings read as numbers"),
-]  # fmt: skip
+]
 
 
 def test_plan_of_a_messy_table():
@@ -114,7 +178,9 @@ def test_plan_of_a_messy_table():
     vectorizer = TableVectorizer()
     out = vectorizer.fit_transform(frame)
     plan = vectorizer.describe()
-    got = list(zip(plan["column"], plan["kind"], plan["n_outputs"], plan["reason"]))
+    got = zip(
+        plan["column"], plan["kind"], plan["n_outputs"], plan["reason"], strict=True
+    )
     for row, expected in zip(got, EXPECTED_PLAN, strict=True):
         assert row == expected
     assert out.shape == (200, sum(n for _, _, n, _ in EXPECTED_PLAN))
@@ -267,7 +333,8 @@ def test_unhashable_cells_are_encoded_as_their_str(cells):
     np.testing.assert_array_equal(out, TableVectorizer().fit_transform(as_text))
     high = TableVectorizer(cardinality_threshold=1).fit(frame)
     np.testing.assert_array_equal(
-        high.transform(frame), TableVectorizer(cardinality_threshold=1).fit_transform(as_text)
+        high.transform(frame),
+        TableVectorizer(cardinality_threshold=1).fit_transform(as_text),
     )
 
 
@@ -296,7 +363,9 @@ def test_polars_strings_reach_the_encoders_through_arrow():
     column = column_values(polars_frame, list(frame.columns).index("employer"))
     assert isinstance(column, pd.Series) and column.dtype != object
     expected = TableVectorizer().fit_transform(frame)
-    np.testing.assert_array_equal(TableVectorizer().fit_transform(polars_frame), expected)
+    np.testing.assert_array_equal(
+        TableVectorizer().fit_transform(polars_frame), expected
+    )
 
 
 # -------------------------------------------------------- drift at predict time

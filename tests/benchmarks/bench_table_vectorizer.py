@@ -114,7 +114,8 @@ def polars_runs(frame: pd.DataFrame, repeat: int, pandas_s: float) -> None:
         )
     print(
         f"MinHashEncoder on high_0 {spent['pandas']:8.2f} s from pandas, "
-        f"{spent['polars']:.2f} s from polars ({spent['polars'] / spent['pandas']:.2f}x; "
+        f"{spent['polars']:.2f} s from polars "
+        f"({spent['polars'] / spent['pandas']:.2f}x; "
         f"median of {repeat} runs)"
     )
 
