@@ -175,10 +175,16 @@ def column_values(X: Any, index: int) -> Any:
         return X.iloc[:, index]
     if is_polars(X):
         column = X.to_series(index)
-        if column_family(column) in ("string", "categorical"):
+        family = column_family(column)
+        if family in ("string", "categorical"):
             return _polars_strings(column)
-        return column.to_numpy()
+        return _polars_objects(column) if family == "object" else column.to_numpy()
     return X[:, index]
+
+
+def _polars_objects(column: Any) -> np.ndarray:
+    """Return a polars column of nested values (lists, structs) as Python objects."""
+    return pd.Series(column.to_list(), dtype=object).to_numpy()
 
 
 def _polars_strings(column: Any) -> pd.Series:
@@ -342,6 +348,8 @@ def factorize(column: Any) -> tuple[np.ndarray, np.ndarray]:
     elif family in ("string", "categorical"):
         # Arrow-backed pandas strings factorise without a Python object per row
         values = _polars_strings(column)
+    elif family == "object":  # lists, structs: as the Python objects pandas holds
+        values = _polars_objects(column)
     else:
         values = column.to_numpy()
     try:

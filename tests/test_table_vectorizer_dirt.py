@@ -411,3 +411,24 @@ def test_time_zone_changes_at_transform():
     np.testing.assert_array_equal(
         fitted_aware.transform(paris), fitted_aware.transform(aware)
     )
+
+
+def test_polars_nested_cells_and_null_batches():
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame(
+        {
+            "tags": [[1, 2], [3], [1, 2], []] * 5,
+            "attrs": [{"a": 1}, {"a": 2}, {"a": 1}, {"a": 3}] * 5,
+            "day": ["2020-01-01", "2020-02-01", "2021-03-04", "2022-01-01"] * 5,
+        }
+    )
+    vectorizer = TableVectorizer().fit(frame)
+    np.testing.assert_array_equal(
+        vectorizer.transform(frame), TableVectorizer().fit_transform(frame.to_pandas())
+    )
+    blank = pl.DataFrame({"tags": [None], "attrs": [None], "day": [None]})
+    assert blank.dtypes == [pl.Null] * 3
+    out = vectorizer.transform(blank)
+    names = list(vectorizer.get_feature_names_out())
+    assert np.isnan(out[0, names.index("day_year")])
+    assert out[0, names.index("tags_[3]")] == 0.0
