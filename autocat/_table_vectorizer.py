@@ -543,7 +543,9 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
                 return _Encoded(source=column)
             frame = pd.DataFrame({state.name: to_float(column)})
             return _Encoded(block=_dense(state.transformer.transform(frame)))
-        if is_all_missing(column):
+        if family in ("numeric", "boolean", "datetime", "time") and is_all_missing(
+            column
+        ):
             # e.g. a date column left blank in this batch, read as float NaN
             codes = np.full(len(column), -1, dtype=np.int32)
             uniques = _empty_like_kind(state)
