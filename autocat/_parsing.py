@@ -6,6 +6,7 @@ Pure functions on 1-D numpy arrays of distinct values, used by the kind rules in
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from decimal import Decimal
 from numbers import Real
@@ -282,7 +283,10 @@ def detect_date_format(
     if dayfirst:  # each day-first format takes its month-first twin's place
         twins = {**_AMBIGUOUS_PAIRS, **_DAY_FIRST_PAIRS}
         formats = tuple(twins.get(fmt, fmt) for fmt in _DATE_FORMATS)
+    first = values[0].strip()
     for fmt in formats:
+        if not _reads_as(first, fmt):  # a cheap rejection before parsing them all
+            continue
         if all(
             not np.isnat(parse_dates(part, fmt)).any()
             for part in sample_then_all(values)
@@ -294,6 +298,14 @@ def detect_date_format(
                 return fmt, "; day/month order ambiguous, month first assumed"
             return fmt, ""
     return None
+
+
+def _reads_as(text: str, fmt: str) -> bool:
+    try:
+        dt.datetime.strptime(text, fmt)
+    except ValueError:
+        return False
+    return True
 
 
 def parse_dates(values: np.ndarray, fmt: str) -> np.ndarray:
