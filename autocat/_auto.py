@@ -12,15 +12,26 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import get_scorer, get_scorer_names
+from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import KFold, StratifiedKFold
-from sklearn.pipeline import Pipeline
 
+from autocat._budget import BudgetExhausted
 from autocat._column_kinds import as_numbers
 from autocat._dataframe import is_pandas, is_polars, series_values, to_pandas
-from autocat._recipe import TASKS, Recipe
+from autocat._ensemble import fold_scorer
+from autocat._final import (
+    FALLBACK_ROWS,
+    REFIT_MARGIN,
+    fallback_model,
+    final_model,
+    refit_seconds,
+    warm_kernels,
+)
+from autocat._recipe import TASKS
 from autocat._result import AutoResult
-from autocat._tuning import _Deadline, resolve_threads, tune
+from autocat._search_space import default_params, portfolio
+from autocat._trials import STOP_FRACTION, TrialRecord
+from autocat._tuning import resolve_threads, tune
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -171,7 +182,49 @@ def _check_args(
         raise TypeError(f"random_state must be an int, got {random_state!r}.")
 
 
-def _encode_target(y: np.ndarray, task: str) -> tuple[np.ndarray, np.ndarray | None]:
+def _single_value_error(y: np.ndarray, name: str) -> ValueError:
+    value = y[0].item() if isinstance(y[0], np.generic) else y[0]
+    return ValueError(
+        f"target {name!r} has a single value {value!r} in all {len(y)} rows (rows "
+        "with a missing target left out): there is nothing to learn. Check the "
+        "target column, or add rows with other values."
+    )
+
+
+def _encode_target(
+    y: np.ndarray, task: str, *, pos_label: Any = None, name: str = "target"
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return the target as the model sees it, and the class labels.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        The target, without missing values.
+    task : {'regression', 'binary', 'multiclass'}
+        The task.
+    pos_label : object, optional
+        For 'binary': the positive class, which gets code 1. Default: the
+        label that sorts last.
+    name : str, default='target'
+        The target's name, for messages.
+
+    Returns
+    -------
+    y : ndarray of shape (n_samples,)
+        float64 values (regression) or int64 class codes ``0 .. k-1``.
+    classes : ndarray of shape (k,) or None
+        The label of each code: sorted, except that for 'binary' the positive
+        class is last (code 1, the last ``predict_proba`` column). A class may
+        have one row (trained on, never validated on); at least two classes
+        need two rows.
+    """
+    if len(y) and len(pd.unique(y)) < 2:
+        raise _single_value_error(y, name)
+    if pos_label is not None and task != "binary":
+        raise ValueError(
+            f"pos_label={pos_label!r} chooses the positive class of a binary "
+            f"target, but target {name!r} is a {task} task. Drop pos_label."
+        )
     if task == "regression":
         try:
             return y.astype(np.float64), None
@@ -193,29 +246,127 @@ def _encode_target(y: np.ndarray, task: str) -> tuple[np.ndarray, np.ndarray | N
             f"{classes[:10].tolist()}. Use task='multiclass'."
         )
     counts = np.bincount(codes)
-    if counts.min() < 2:
+    if np.count_nonzero(counts >= 2) < 2:
         rare = classes[counts < 2][:10].tolist()
         raise ValueError(
-            f"Classes {rare} have a single row: every class needs at least 2 rows "
-            "to be learned and validated. Drop or merge those rows."
+            f"target {name!r} has {len(classes)} classes but {rare} have a single "
+            "row each, so at most one class could be validated: scores would mean "
+            "nothing. Add rows of the rare classes, or drop them."
         )
+    if (counts < 2).any():
+        logger.warning(
+            "classes %s have a single row: trained on, never validated on",
+            classes[counts < 2][:10].tolist(),
+        )
+    if pos_label is not None:
+        match = [i for i, label in enumerate(classes.tolist()) if label == pos_label]
+        if len(match) != 1:
+            raise ValueError(
+                f"pos_label={pos_label!r} is not a label of target {name!r}; its "
+                f"labels are {classes.tolist()}."
+            )
+        if match[0] == 0:  # the positive class gets code 1
+            return (1 - codes).astype(np.int64), classes[::-1].copy()
     return codes.astype(np.int64), classes
+
+
+def _check_cv_rows(n_splits: int, largest: int, what: str) -> None:
+    if n_splits > largest:
+        raise ValueError(
+            f"cv={n_splits} folds need at least {n_splits} {what}, got {largest}. "
+            "Pass a smaller cv."
+        )
+
+
+def make_splits(
+    X: Any, y: np.ndarray, task: str, cv: Any, random_state: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Return cross-validation folds that train on every class.
+
+    Regression uses shuffled ``KFold``. Classification stratifies the classes
+    with at least 2 rows (shuffled ``StratifiedKFold``) and puts the rows of
+    classes with one row in every fold's training part and in no validation
+    part: they are trained on, never validated on. Stratification leaves at
+    most ``ceil(n / cv)`` of a class's ``n >= 2`` rows in one validation part,
+    so every training part holds every class, as XGBoost needs. A splitter
+    passed as ``cv`` is used as is, except that single-row classes move to
+    training; a fold whose training part still lacks a class is an error.
+
+    A validation part may lack classes (a class with fewer rows than folds):
+    accuracy is still defined; probabilistic and multiclass AUC metrics are
+    scored with ``labels=`` by :func:`autocat._ensemble.fold_scorer`; a binary
+    ranking metric on a fold without positives is undefined, which scores
+    pooled over the folds' predictions avoid.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame or None
+        The features, only passed to a splitter's ``split``.
+    y : ndarray of shape (n_samples,)
+        Float values, or class codes ``0 .. k-1``.
+    task : {'regression', 'binary', 'multiclass'}
+        The task.
+    cv : int or scikit-learn splitter
+        Number of folds, or a splitter with ``split(X, y)``.
+    random_state : int
+        Seeds the shuffling: the same arguments give the same folds.
+
+    Returns
+    -------
+    list of (train, valid)
+        Sorted row-index arrays, one pair per fold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._auto import make_splits
+    >>> y = np.array([0, 0, 0, 1, 1, 1, 2])  # class 2 has one row
+    >>> folds = make_splits(None, y, "multiclass", 3, random_state=0)
+    >>> [6 in train for train, _ in folds], [6 in valid for _, valid in folds]
+    ([True, True, True], [False, False, False])
+    """
+    y = np.asarray(y)
+    rows = np.arange(len(y))
+    rare = np.zeros(len(y), dtype=bool)
+    if task != "regression":
+        rare = np.bincount(y)[y] < 2
+    if hasattr(cv, "split"):
+        X = rows[:, None] if X is None else X
+        splits = [(np.asarray(a), np.asarray(b)) for a, b in cv.split(X, y)]
+    elif task == "regression":
+        _check_cv_rows(int(cv), len(y), "rows")
+        kfold = KFold(int(cv), shuffle=True, random_state=random_state)
+        splits = list(kfold.split(rows))
+    else:
+        common = rows[~rare]
+        _check_cv_rows(int(cv), int(np.bincount(y).max()), "rows in some class")
+        stratified = StratifiedKFold(int(cv), shuffle=True, random_state=random_state)
+        with warnings.catch_warnings():
+            # Fewer rows than folds in a class is fine: see the docstring.
+            warnings.filterwarnings("ignore", "The least populated class", UserWarning)
+            splits = [
+                (common[a], common[b]) for a, b in stratified.split(common, y[common])
+            ]
+    folds = []
+    for i, (train, valid) in enumerate(splits):
+        train = np.union1d(train, rows[rare])
+        valid = np.setdiff1d(valid, rows[rare])
+        if task != "regression":
+            absent = np.setdiff1d(y, y[train])
+            if len(absent):
+                raise ValueError(
+                    f"fold {i} of cv={cv!r} trains on no row of class codes "
+                    f"{absent[:10].tolist()}: XGBoost needs every class in training. "
+                    "Use a stratified splitter, or an int cv."
+                )
+        folds.append((train, valid))
+    return folds
 
 
 def _make_splits(
     X: pd.DataFrame, y: np.ndarray, task: str, cv: Any, random_state: int
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    if hasattr(cv, "split"):
-        return [(np.asarray(a), np.asarray(b)) for a, b in cv.split(X, y)]
-    if task == "regression":
-        splitter: Any = KFold(cv, shuffle=True, random_state=random_state)
-    else:
-        splitter = StratifiedKFold(cv, shuffle=True, random_state=random_state)
-    with warnings.catch_warnings():
-        # Classes with fewer rows than folds are fine: each has >= 2 rows, so
-        # every training part holds every class.
-        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
-        splits = [(a, b) for a, b in splitter.split(X, y)]
+    splits = make_splits(X, y, task, cv, random_state)
     if len(y) > HOLDOUT_ROWS:
         logger.info("%d rows > %d: trials use one holdout fold", len(y), HOLDOUT_ROWS)
         return splits[:1]
@@ -251,20 +402,25 @@ def auto_fit(
     n_trials: int | None = None,
     cv: Any = 5,
     metric: str | None = None,
+    pos_label: Any = None,
     random_state: int = 0,
     storage: Any = None,
     study_name: str | None = None,
-    n_jobs: int = 1,
+    n_jobs: int = -1,
     show_progress: bool = True,
     callbacks: Sequence[Callable[[optuna.Study, FrozenTrial], None]] = (),
+    ensemble: bool = True,
 ) -> AutoResult:
-    """Tune the min-hash / Gamma-Poisson + XGBoost recipe on a table and refit it.
+    """Search min-hash / Gamma-Poisson + XGBoost recipes on a table; ensemble the best.
 
-    The task is inferred from the target; an Optuna study (seeded TPE, median
-    pruning on per-fold scores) searches :data:`~autocat._search_space.SEARCH_SPACE`,
-    starting from the paper's recipe with each encoder, so the best CV score is
-    never below the paper's; XGBoost's number of trees is chosen by early stopping
-    on each validation fold. The best recipe is then refit on all rows.
+    The task is inferred from the target. An Optuna study tries a portfolio of
+    configurations known to do well on other dirty tables first, then a seeded
+    TPE sampler; trials are pruned on the loss of their first fold. Each trial is
+    scored honestly: on every fold, XGBoost's number of trees is chosen by early
+    stopping on part of the fold's training rows, and the validation rows are
+    only scored. The finished trials' out-of-fold predictions are combined by
+    greedy ensemble selection (Caruana et al., 2004), and each member is refit on
+    all rows when the budget allows it, otherwise its fold models are averaged.
 
     Parameters
     ----------
@@ -276,9 +432,11 @@ def auto_fit(
         ``'auto'`` infers it: numeric targets with many values are regression,
         two values binary, strings and small integer sets multiclass.
     time_budget : float, optional
-        Seconds for the whole call, final refit included. When one fold of the
-        first trial shows that fewer than ten ``cv``-fold trials would fit,
-        every trial uses the first fold as a holdout.
+        Seconds for the whole call, final model included: it ends within 10% (or
+        2 s) of it on any number of cores. Trials still running at the end are
+        cut and discarded; the returned model is always fully trained. k-fold CV
+        is used when at least 10 such trials fit, else the first fold is a
+        holdout.
     n_trials : int, optional
         Trials to run. Without it nor ``time_budget``, 20 trials run.
     cv : int or scikit-learn splitter, default=5
@@ -288,6 +446,10 @@ def auto_fit(
         A scikit-learn scorer name; default ``'r2'`` for regression,
         ``'average_precision'`` for binary and ``'accuracy'`` for multiclass
         targets, as in the paper.
+    pos_label : object, optional
+        The positive class of a binary target, for binary metrics such as
+        ``'average_precision'``; default: the label that sorts last. It is the
+        last of ``classes_`` and of the ``predict_proba`` columns.
     random_state : int, default=0
         Seeds folds, sampler, encoders and XGBoost.
     storage : str or path, optional
@@ -295,23 +457,26 @@ def auto_fit(
         so that several processes share one study: run the same call in each.
     study_name : str, optional
         The study's name in ``storage``; defaults to ``'autocat-<target>'``.
-    n_jobs : int, default=1
-        CPU threads for the whole call: that many trials run at once, each
-        XGBoost model on one thread; the refit uses them all. ``-1``: all cores.
+    n_jobs : int, default=-1
+        CPU threads for the whole call (``-1``: all cores). Up to 8 trials run at
+        once and share them with their XGBoost models; the refit uses them all.
     show_progress : bool, default=True
         Show a progress bar (trials, best score, time left) on stderr.
     callbacks : sequence of callables, default=()
         ``callback(study, trial)`` after each trial, as in Optuna.
+    ensemble : bool, default=True
+        Combine the best trials by greedy ensemble selection; ``False`` returns
+        the single best pipeline as ``model_``.
 
     Returns
     -------
     AutoResult
-        The refit pipeline, the study and the scores.
+        The final model, the best single pipeline, the study and the scores.
 
     Raises
     ------
     RuntimeError
-        When no trial finished (all failed, or the budget was too short).
+        When every trial failed.
 
     See Also
     --------
@@ -320,9 +485,17 @@ def auto_fit(
 
     Notes
     -----
-    Ctrl-C stops the search and refits the best trial so far. Encoded folds are
-    cached across trials that share the vectorizer's parameters. Log messages go
-    to the ``autocat`` logger.
+    Reproducibility: with ``n_trials`` and no ``time_budget``, the same data and
+    ``random_state`` give the same model, bit for bit, in any process and with
+    any ``n_jobs`` (trials are asked and told in batches of 8). A time budget
+    makes the number of trials, the CV/holdout choice and whether members are
+    refit depend on the machine's speed: it is not reproducible.
+
+    ``cv_score_`` estimates the score of the whole selection: the ensemble (or
+    the best trial) is chosen on the out-of-fold predictions of all folds but one
+    and scored on the remaining one, in turn. Ctrl-C stops the search and keeps
+    the trials that finished. The first call in a new environment compiles the
+    encoders' kernels (seconds, once); that time is not used to plan the budget.
 
     Examples
     --------
@@ -356,125 +529,131 @@ def auto_fit(
     if task == "auto":
         task, reason = infer_task(y_raw)
         logger.info("task: %s (%s)", task, reason)
-    y, classes = _encode_target(y_raw, task)
+    y, classes = _encode_target(y_raw, task, pos_label=pos_label, name=target_name)
     metric = metric or DEFAULT_METRICS[task]
-    scorer = get_scorer(metric)
+    n_classes = 0 if classes is None else len(classes)
+    scorer = fold_scorer(metric, task=task, n_classes=n_classes or None)
     splits = _make_splits(X, y, task, cv, random_state)
     if storage is not None and study_name is None:
         study_name = f"autocat-{target_name}"
     total_threads, _, _ = resolve_threads(n_jobs, n_trials)
+    seed = int(random_state)
 
-    outcome = tune(
-        X,
-        y,
-        task=task,
-        scorer=scorer,
-        splits=splits,
-        n_trials=n_trials,
-        time_budget=time_budget,
-        deadline=deadline,
-        random_state=int(random_state),
-        storage=storage,
-        study_name=study_name,
-        fingerprint=_fingerprint(X, y, task, metric, splits, int(random_state)),
-        n_jobs=n_jobs,
-        show_progress=show_progress,
-        callbacks=callbacks,
-    )
-    best = outcome.best_trial
-    params = dict(best.params)
-    n_estimators = int(best.user_attrs.get("n_estimators", 100))
-    refit_start = time.monotonic()
-    # The search leaves time for the refit; if it still runs late (a loaded
-    # machine), it may use the 10% slack of the budget before boosting stops, so
-    # that a slow refit keeps its trees rather than returning a stump.
-    refit_deadline = None
-    if deadline is not None and time_budget is not None:
-        refit_deadline = deadline + 0.1 * float(time_budget)
-    pipeline = _refit(
-        X, y, task, params, n_estimators, int(random_state), total_threads,
-        refit_deadline,
-    )  # fmt: skip
-    refit_s = time.monotonic() - refit_start
-    logger.info(
-        "refit on %d rows in %.1fs (estimated %.1fs)",
-        len(y),
-        refit_s,
-        outcome.refit_seconds_estimate,
-    )
+    warm_kernels()
+    fallback = None
+    if deadline is not None:
+        fallback = fallback_model(X, y, task, seed, 1)
+    fit_rows = len(splits[0][0]) * (1 - STOP_FRACTION)
+
+    def reserve(best: TrialRecord) -> float:
+        # The refit of the best trial, and the ensemble's selection and fold
+        # vectorizers (a small, fixed share of the budget).
+        selection = min(2.0, 0.05 * float(time_budget or 0.0))
+        return REFIT_MARGIN * refit_seconds(best, len(y), fit_rows) + selection
+
+    notes: list[str] = []
+    final_seconds = 0.0
+    outcome = None
+    try:
+        outcome = tune(
+            X,
+            y,
+            task=task,
+            scorer=scorer,
+            splits=splits,
+            n_trials=n_trials,
+            time_budget=time_budget,
+            deadline=deadline,
+            random_state=seed,
+            storage=storage,
+            study_name=study_name,
+            fingerprint=_fingerprint(X, y, task, metric, splits, seed),
+            n_jobs=n_jobs,
+            show_progress=show_progress,
+            callbacks=callbacks,
+            portfolio=portfolio(),
+            n_classes=n_classes,
+            reserve=reserve,
+        )
+    except BudgetExhausted:
+        if fallback is None:
+            raise
+    if outcome is None or not outcome.records:
+        if fallback is None:
+            raise RuntimeError(
+                "No trial of this call finished (the study's best trial ran in "
+                "another process): run more trials."
+            )
+        model = pipeline = fallback
+        notes.append(
+            f"time_budget={time_budget:g}s allowed no full trial: the model is the "
+            f"paper's recipe trained on a sample of {FALLBACK_ROWS} rows; raise "
+            "time_budget for a searched model"
+        )
+        study = None if outcome is None else outcome.study
+        members: list[dict[str, Any]] = []
+        cv_score = math.nan
+        best_params = default_params("minhash")
+        n_folds = 0
+    else:
+        final = final_model(
+            outcome, X, y, task, metric, splits, seed, total_threads, deadline,
+            ensemble,
+        )  # fmt: skip
+        final_seconds = final.seconds
+        model, pipeline, members, cv_score = (
+            final.model, final.pipeline, final.members, final.cv_score
+        )  # fmt: skip
+        notes.extend(final.notes)
+        study = outcome.study
+        best = outcome.records[0]
+        best_params = {**best.params, "n_estimators": best.n_estimators}
+        n_folds = outcome.n_folds
     elapsed = time.monotonic() - start
-    if time_budget is not None and elapsed > 1.1 * time_budget:
-        first = outcome.study.trials[0].duration
+    if time_budget is not None and elapsed > max(1.1 * time_budget, time_budget + 2):
         logger.warning(
-            "time_budget=%gs was exceeded (%.1fs): a trial must finish before a "
-            "model exists, and the first took %.1fs; raise time_budget or sample rows",
+            "time_budget=%gs was exceeded (%.1fs): raise time_budget or sample rows",
             time_budget,
             elapsed,
-            first.total_seconds() if first is not None else math.nan,
         )
     rng = np.random.default_rng(random_state)
     keep = np.sort(rng.permutation(len(y))[:SAMPLE_ROWS])
     y_user = y_raw if classes is None else classes[y]
     return AutoResult(
+        model=model,
         pipeline=pipeline,
-        study=outcome.study,
-        best_params={**params, "n_estimators": n_estimators},
-        cv_score=float(best.value if best.value is not None else math.nan),
-        baseline_score=_baseline_score(outcome.study),
+        study=study,
+        best_params=best_params,
+        cv_score=cv_score,
+        baseline_score=math.nan if study is None else _baseline_score(study),
         task=task,
         metric=metric,
         target=target_name,
         classes=classes,
         feature_names_in=np.asarray([str(c) for c in X.columns], dtype=object),
         n_rows=len(y),
-        n_folds=outcome.n_folds,
+        n_folds=n_folds,
         sample=(X.iloc[keep].reset_index(drop=True), np.asarray(y_user)[keep]),
         elapsed_s=time.monotonic() - start,
-        refit_s=refit_s,
-        cache_info={
+        refit_s=final_seconds,
+        cache_info={}
+        if outcome is None
+        else {
             "hits": outcome.cache.hits,
             "misses": outcome.cache.misses,
             "hit_rate": outcome.cache.hit_rate,
             "encode_seconds": outcome.cache.encode_seconds,
         },
-        interrupted=outcome.interrupted,
+        interrupted=outcome is not None and outcome.interrupted,
         time_budget=time_budget,
-        random_state=int(random_state),
+        random_state=seed,
+        ensemble=members,
+        notes=notes,
     )
-
-
-def _refit(
-    X: pd.DataFrame,
-    y: np.ndarray,
-    task: str,
-    params: dict[str, Any],
-    n_estimators: int,
-    random_state: int,
-    n_threads: int,
-    deadline: float | None,
-) -> Pipeline:
-    recipe = Recipe.from_params(
-        task, params, random_state=random_state, n_jobs=n_threads
-    )
-    vectorizer = recipe.build_vectorizer()
-    X_encoded = vectorizer.fit_transform(X, y)
-    callbacks = None if deadline is None else [_Deadline(deadline)]
-    model = recipe.build_model(n_estimators=n_estimators, callbacks=callbacks)
-    model.fit(X_encoded, y)
-    if deadline is not None and time.monotonic() > deadline:
-        logger.warning(
-            "the refit reached the time budget and stopped at %d of %d trees",
-            model.get_booster().num_boosted_rounds(),
-            n_estimators,
-        )
-    model.set_params(callbacks=None)
-    return Pipeline([("vectorizer", vectorizer), ("model", model)])
 
 
 def _baseline_score(study: optuna.Study) -> float:
     from optuna.trial import TrialState
-
-    from autocat._search_space import default_params
 
     baseline = default_params("minhash")
     for trial in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):

@@ -19,6 +19,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from autocat._budget import check_budget
 from autocat._dataframe import column_values, encode_columns, to_2d
 from autocat._factorize import factorize_strings
 from autocat._gamma_poisson_kernels import e_step, fit_batches, row_sums
@@ -39,6 +40,8 @@ _KMEANS_MAX_VALUES = 1_000
 _KMEANS_MAX_ITER = 30
 # Smoothing added to the prototypes' counts (reference implementation: 0.1).
 _INIT_SMOOTHING = 0.1
+# Mini-batches between two checks of the time budget (autocat._budget).
+_BATCHES_PER_CHECK = 16
 # Initial B: the first mini-batch then overrides the initial topics' scale.
 _B_INIT = 1e-10
 _E_STEP_TOL = 1e-3  # paper Table 6, epsilon
@@ -415,10 +418,17 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
             )  # fmt: skip
             order = self._rng.permutation(active)
             cut = ((len(order) - 1) // self.batch_size) * self.batch_size
-            model.n_batches += fit_batches(
-                indptr, cols, data, order[:cut], self.batch_size, counts,
-                model.A_hat, model.R, model.B, X_chunk, *args,
-            )  # fmt: skip
+            # Runs of whole mini-batches, with a budget check between runs: the
+            # same updates in the same order as one call.
+            step = self.batch_size * _BATCHES_PER_CHECK
+            for start in range(0, cut, step):
+                check_budget()
+                model.n_batches += fit_batches(
+                    indptr, cols, data, order[start : min(cut, start + step)],
+                    self.batch_size, counts, model.A_hat, model.R, model.B,
+                    X_chunk, *args,
+                )  # fmt: skip
+            check_budget()
             before = model.topics()
             model.n_batches += fit_batches(
                 indptr, cols, data, order[cut:], self.batch_size, counts,

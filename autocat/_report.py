@@ -43,6 +43,12 @@ _TOP_WORDS = 5
 _IMPORTANCE_REPEATS = 5
 _REPORT_TOPICS = 8
 _MAX_REPORT_TOPIC_COLUMNS = 4
+_NO_SAMPLE = (
+    "Not measured: permutation importances need training rows, and this result "
+    "was loaded from a model file saved without them (the default, so that a "
+    "shared model file discloses no data). Write the report before saving, or "
+    "save with result.save(path, include_sample=True)."
+)
 
 
 @dataclasses.dataclass
@@ -131,6 +137,9 @@ def write_report(result: AutoResult, path: str | Path) -> Path:
     pipeline per column and repeat, typically a few seconds. When no column is
     encoded by Gamma-Poisson, an 8-topic :class:`GammaPoissonEncoder` is fitted
     on the sample of up to 4 high-cardinality columns, for interpretation only.
+    A result loaded from a model file saved without its sample (the default of
+    :meth:`AutoResult.save`) has none: the report then says so instead of
+    showing importances, and shows the Gamma-Poisson topics without activations.
     """
     path = Path(path)
     if path.is_dir():
@@ -165,6 +174,7 @@ def collect_report_data(result: AutoResult) -> ReportData:
     """
     vectorizer = result.pipeline_.named_steps["vectorizer"]
     importances, note = _importances(result)
+    sample = None if result.sample_ is None else result.sample_[0]
     return ReportData(
         target=str(result.target_),
         task=str(result.task_),
@@ -178,7 +188,7 @@ def collect_report_data(result: AutoResult) -> ReportData:
         leaderboard=_records(result.leaderboard_, index=False),
         history=_history(result),
         importances=importances,
-        topics=_topics(vectorizer, result.sample_[0], result.random_state),
+        topics=_topics(vectorizer, sample, result.random_state),
         best_params=dict(result.best_params_),
         summary=str(result.summary()),
         versions=_versions(),
@@ -222,9 +232,11 @@ def _history(result: AutoResult) -> list[tuple[int, float, str]]:
 def _importances(result: AutoResult) -> tuple[list[tuple[str, float, float]], str]:
     from sklearn.inspection import permutation_importance
 
+    if result.sample_ is None:
+        return [], _NO_SAMPLE
     X, y = result.sample_
     if result.classes_ is not None:  # the pipeline predicts class codes
-        y = np.searchsorted(np.asarray(result.classes_), np.asarray(y))
+        y = pd.Index(result.classes_).get_indexer(np.asarray(y))  # may be unsorted
     if len(X) < 2:
         return [], "Too few sampled rows to measure importances."
     measured = permutation_importance(
@@ -252,7 +264,7 @@ def _importances(result: AutoResult) -> tuple[list[tuple[str, float, float]], st
 
 
 def _topics(
-    vectorizer: Any, X: pd.DataFrame, random_state: int | None = 0
+    vectorizer: Any, X: pd.DataFrame | None, random_state: int | None = 0
 ) -> list[dict[str, Any]]:
     """Topics of the Gamma-Poisson columns, or of topics fitted for the report.
 
@@ -260,16 +272,18 @@ def _topics(
     :class:`GammaPoissonEncoder` is fitted on the sample of each
     high-cardinality column (at most :data:`_MAX_REPORT_TOPIC_COLUMNS`) so that
     the report still tells what the dirty columns are made of; those entries
-    have ``fitted_for_report=True``.
+    have ``fitted_for_report=True``. Without a sample (``X`` is None), only the
+    fitted encoders' topic labels and top words are shown.
     """
     from autocat._gamma_poisson import GammaPoissonEncoder
 
     encoders = [
         (column, encoder, False)
         for column, encoder in vectorizer.transformers_.items()
-        if isinstance(encoder, GammaPoissonEncoder) and column in X.columns
+        if isinstance(encoder, GammaPoissonEncoder)
+        and (X is None or column in X.columns)
     ]
-    if not encoders:
+    if not encoders and X is not None:
         high = [
             column
             for column, kind in vectorizer.column_kinds_.items()
@@ -285,11 +299,16 @@ def _topics(
             encoders.append((column, encoder, True))
     topics = []
     for column, encoder, fitted_for_report in encoders:
-        counts = X[column].dropna().astype(str).value_counts(sort=True)
-        categories = sorted(counts.index[:_TOPIC_CATEGORIES], key=lambda c: -counts[c])
-        activations = np.asarray(
-            encoder.transform(pd.DataFrame({column: categories})), dtype=float
-        )
+        categories: list[Any] = []
+        activations = np.empty((0, len(encoder.topic_labels_)))
+        if X is not None:
+            counts = X[column].dropna().astype(str).value_counts(sort=True)
+            categories = sorted(
+                counts.index[:_TOPIC_CATEGORIES], key=lambda c: -counts[c]
+            )
+            activations = np.asarray(
+                encoder.transform(pd.DataFrame({column: categories})), dtype=float
+            )
         labels = [str(label) for label in encoder.topic_labels_]
         words = [list(map(str, row)) for row in encoder.top_words(_TOP_WORDS)]
         topics.append(
@@ -582,12 +601,14 @@ def _topics_section(data: ReportData) -> str:
             {"topic": label, "top words": ", ".join(top)}
             for label, top in zip(topic["labels"], topic["top_words"], strict=False)
         ]
-        chart = _svg.heatmap(
-            topic["categories"],
-            topic["labels"],
-            topic["activations"],
-            title=f"topic activations of {topic['column']}",
-        )
+        chart = ""
+        if topic["categories"]:
+            chart = _svg.heatmap(
+                topic["categories"],
+                topic["labels"],
+                topic["activations"],
+                title=f"topic activations of {topic['column']}",
+            )
         parts.append(f"<h3>{escape(topic['column'])}</h3>")
         if topic.get("fitted_for_report"):
             parts.append(
@@ -596,7 +617,14 @@ def _topics_section(data: ReportData) -> str:
                 "this report only, to show what the column is made of.</p>"
             )
         parts.append(_table(words))
-        parts.append(f'<div class="chart" style="margin-top:10px">{chart}</div>')
+        if chart:
+            parts.append(f'<div class="chart" style="margin-top:10px">{chart}</div>')
+        else:
+            parts.append(
+                '<p class="note">No training rows in this result (loaded from a '
+                "model file saved without them): the activations of frequent "
+                "categories are not shown.</p>"
+            )
     return "".join(parts)
 
 

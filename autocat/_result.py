@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import get_scorer
 
 from autocat._dataframe import series_values, to_pandas
+from autocat._ensemble import fold_scorer
 from autocat._tuning import leaderboard
 
 if TYPE_CHECKING:
@@ -31,8 +31,8 @@ class AutoResult:
 
     Parameters
     ----------
-    pipeline, study, best_params, cv_score, baseline_score : object
-        See the attributes ``pipeline_`` ... ``baseline_score_``.
+    model, pipeline, study, best_params, cv_score, baseline_score : object
+        See the attributes ``model_`` ... ``baseline_score_``.
     task, metric, target, classes, feature_names_in : object
         See the attributes ``task_`` ... ``feature_names_in_``.
     n_rows, n_folds, sample, elapsed_s, refit_s, cache_info, interrupted : object
@@ -41,20 +41,35 @@ class AutoResult:
         The budget given to :func:`auto_fit`.
     random_state : int
         The seed given to :func:`auto_fit`.
+    ensemble : list of dict, optional
+        The members of ``model_``: ``trial``, ``weight``, ``fit``, ``score``.
+    notes : list of str, optional
+        Sentences for :meth:`summary` (e.g. members that could not be refit).
 
     Attributes
     ----------
-    pipeline_ : sklearn.pipeline.Pipeline
-        ``[("vectorizer", TableVectorizer), ("model", XGBRegressor |
-        XGBClassifier)]`` refit on all rows; a classifier predicts class codes
+    model_ : estimator
+        The final model, which :meth:`predict` uses: the weighted ensemble of the
+        selected trials (a plain scikit-learn estimator with ``predict`` and
+        ``predict_proba``), or one pipeline. A classifier predicts class codes
         ``0 .. k-1`` (indices into ``classes_``).
-    study_ : optuna.Study
-        Every trial.
+    pipeline_ : sklearn.pipeline.Pipeline
+        The best single trial: ``[("vectorizer", TableVectorizer), ("model",
+        XGBRegressor | XGBClassifier)]``, refit on all rows when the budget
+        allowed it, else its first fold's model.
+    ensemble_ : pandas.DataFrame
+        One row per member of ``model_``: ``trial``, ``weight``, ``fit``
+        (``'refit'`` on all rows or ``'fold models'``), ``score``.
+    study_ : optuna.Study or None
+        Every trial (None when a time budget allowed none).
     best_params_ : dict
         Flat recipe parameters of the best trial, with its ``n_estimators``:
         ``Recipe(task, **best_params_)`` rebuilds the model.
     cv_score_ : float
-        Mean validation score of the best trial (greater is better).
+        Cross-validated score of the final model's selection (greater is
+        better): the ensemble (or best trial) is chosen on all folds but one and
+        scored on the one left out, in turn, so it is not inflated by the
+        choice among trials.
     baseline_score_ : float
         Score of the paper's recipe (min-hash, d = 30, default XGBoost); ``nan``
         if that trial did not finish.
@@ -67,7 +82,9 @@ class AutoResult:
     target_ : str
         The target's name (``'target'`` when passed as an array).
     classes_ : ndarray or None
-        The class labels, for classification.
+        The class labels, for classification: the label of each class code and
+        the order of the ``predict_proba`` columns. Sorted, except that a
+        binary target's positive class (``pos_label``) is last.
     feature_names_in_ : ndarray of str
         The feature columns.
     n_trials_ : int
@@ -76,8 +93,9 @@ class AutoResult:
         Rows used for training.
     n_folds_ : int
         Folds per trial (1: holdout).
-    sample_ : tuple of (pandas.DataFrame, ndarray)
-        At most 2,000 training rows and their targets (user labels).
+    sample_ : tuple of (pandas.DataFrame, ndarray) or None
+        At most 2,000 training rows and their targets (user labels); None
+        after :func:`autocat.load` of a file saved without them.
     elapsed_s_ : float
         Duration of the whole call.
     refit_s_ : float
@@ -95,8 +113,9 @@ class AutoResult:
     def __init__(
         self,
         *,
+        model: Any = None,
         pipeline: Pipeline,
-        study: optuna.Study,
+        study: optuna.Study | None,
         best_params: dict[str, Any],
         cv_score: float,
         baseline_score: float,
@@ -114,8 +133,15 @@ class AutoResult:
         interrupted: bool,
         time_budget: float | None,
         random_state: int,
+        ensemble: list[dict[str, Any]] | None = None,
+        notes: list[str] | None = None,
     ) -> None:
+        self.model_ = pipeline if model is None else model
         self.pipeline_ = pipeline
+        self.ensemble_ = pd.DataFrame(
+            ensemble or [], columns=["trial", "weight", "fit", "score"]
+        )
+        self.notes_ = list(notes or [])
         self.study_ = study
         self.best_params_ = best_params
         self.cv_score_ = cv_score
@@ -140,14 +166,27 @@ class AutoResult:
         """Finished (complete) trials in the study."""
         from optuna.trial import TrialState
 
+        if self.study_ is None:
+            return 0
         return len(
             self.study_.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
         )
 
     @property
     def leaderboard_(self) -> pd.DataFrame:
-        """One row per trial, best first (complete trials by score, then the rest)."""
-        return leaderboard(self.study_)
+        """One row per trial, best first (complete trials by score, then the rest).
+
+        Columns of :func:`~autocat._tuning.leaderboard`, and ``weight``: the
+        trial's weight in ``model_`` (0 when not a member).
+        """
+        if self.study_ is None:
+            return pd.DataFrame(columns=["trial", "state", "score", "weight"])
+        board = leaderboard(self.study_)
+        weights = dict(
+            zip(self.ensemble_["trial"], self.ensemble_["weight"], strict=True)
+        )
+        board["weight"] = [float(weights.get(t, 0.0)) for t in board["trial"]]
+        return board
 
     def _features(self, X: Any) -> pd.DataFrame:
         X = to_pandas(X)
@@ -177,7 +216,7 @@ class AutoResult:
         ndarray of shape (n_samples,)
             Predicted values, or class labels as given to :func:`auto_fit`.
         """
-        predictions = self.pipeline_.predict(self._features(X))
+        predictions = self.model_.predict(self._features(X))
         if self.classes_ is None:
             return np.asarray(predictions)
         return self.classes_[np.asarray(predictions, dtype=np.int64)]
@@ -200,7 +239,7 @@ class AutoResult:
         return self._predict_proba
 
     def _predict_proba(self, X: Any) -> np.ndarray:
-        return np.asarray(self.pipeline_.predict_proba(self._features(X)))
+        return np.asarray(self.model_.predict_proba(self._features(X)))
 
     def score(self, X: Any, y: Any) -> float:
         """Score predictions of ``X`` against ``y`` with ``metric_``.
@@ -218,50 +257,74 @@ class AutoResult:
             Greater is better.
         """
         y = series_values(y)
+        n_classes = None
         if self.classes_ is not None:
-            codes = np.searchsorted(self.classes_, y)
-            codes = np.clip(codes, 0, len(self.classes_) - 1)
-            unknown = self.classes_[codes] != y
+            # classes_ is not sorted when pos_label made the first label positive
+            codes = pd.Index(self.classes_).get_indexer(y)
+            unknown = codes < 0
             if unknown.any():
                 raise ValueError(
                     "y holds labels not seen in auto_fit: "
-                    f"{np.unique(y[unknown])[:10].tolist()}; known: "
+                    f"{pd.unique(y[unknown])[:10].tolist()}; known: "
                     f"{self.classes_.tolist()}."
                 )
-            y = codes
-        return float(get_scorer(self.metric_)(self.pipeline_, self._features(X), y))
+            y, n_classes = codes, len(self.classes_)
+        scorer = fold_scorer(self.metric_, task=self.task_, n_classes=n_classes)
+        return float(scorer(self.model_, self._features(X), y))
 
     def summary(self) -> str:
-        """Return a short text: task, data, trials, scores, best parameters, time.
+        """Return a short text: task, data, trials, scores, model, time.
 
         Returns
         -------
         str
-            Six lines, as printed by ``autocat fit`` and ``autocat demo``.
+            The lines printed by ``autocat fit`` and ``autocat demo``: task,
+            data, trials, scores, the final model, best parameters, time, then
+            any notes (e.g. members that the budget left as fold models).
         """
         from optuna.trial import TrialState
 
         n_cols = len(self.feature_names_in_)
         ended = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
-        n_run = len(self.study_.get_trials(deepcopy=False, states=ended))
+        n_run = (
+            0
+            if self.study_ is None
+            else len(self.study_.get_trials(deepcopy=False, states=ended))
+        )
         if math.isnan(self.baseline_score_):
             baseline = "paper's recipe: did not finish"
         else:
-            gain = self.cv_score_ - self.baseline_score_
-            baseline = f"paper's recipe: {self.baseline_score_:.4f}, {gain:+.4f}"
+            baseline = f"paper's recipe: {self.baseline_score_:.4f}"
         folds = "holdout" if self.n_folds_ == 1 else f"{self.n_folds_}-fold CV"
         params = ", ".join(
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
             for k, v in self.best_params_.items()
         )
+        best = self.leaderboard_["score"].max() if self.n_trials_ else math.nan
+        if len(self.ensemble_) > 1:
+            parts = ", ".join(
+                f"#{t} ({w:.2f}, {fit})"
+                for t, w, fit in self.ensemble_[["trial", "weight", "fit"]].itertuples(
+                    index=False
+                )
+            )
+            model = f"model: ensemble of {len(self.ensemble_)} trials: {parts}"
+        elif len(self.ensemble_) == 1:
+            row = self.ensemble_.iloc[0]
+            model = f"model: trial #{row['trial']} ({row['fit']})"
+        else:
+            model = "model: the paper's recipe on a sample (no trial finished)"
         lines = [
             f"task: {self.task_} (target {self.target_!r}), metric: {self.metric_}",
             f"data: {self.n_rows_} rows x {n_cols} columns",
             f"trials: {self.n_trials_} complete of {n_run} run ({folds})",
-            f"best CV {self.metric_}: {self.cv_score_:.4f} ({baseline})",
+            f"CV {self.metric_} of the model: {self.cv_score_:.4f} (best trial "
+            f"{best:.4f}; {baseline})",
+            model,
             f"best params: {params}",
-            f"elapsed: {self.elapsed_s_:.1f}s (refit {self.refit_s_:.1f}s)",
+            f"elapsed: {self.elapsed_s_:.1f}s (final model {self.refit_s_:.1f}s)",
         ]
+        lines.extend(f"note: {note}" for note in self.notes_)
         return "\n".join(lines)
 
     def report(self, path: str | pathlib.Path) -> pathlib.Path:
@@ -281,26 +344,41 @@ class AutoResult:
 
         return write_report(self, path)
 
-    def save(self, path: str | pathlib.Path) -> pathlib.Path:
+    def save(
+        self, path: str | pathlib.Path, *, include_sample: bool = False
+    ) -> pathlib.Path:
         """Save to ``path``; read it back with :func:`autocat.load`.
 
-        The file is a pickle with a versioned, checksummed header: load it only
-        from trusted sources. A study kept in a database or journal is copied
-        into the file.
+        The file (``.autocat`` by convention) is a zip archive of JSON, numpy
+        arrays and XGBoost's own model format, with the library versions that
+        wrote it: loading it runs no code from the file, so a model file can be
+        shared. A study kept in a database or journal is copied into the file.
 
         Parameters
         ----------
         path : str or pathlib.Path
             The file to write; its folder is created if needed.
+        include_sample : bool, default=False
+            Also store ``sample_``: up to 2,000 raw training rows and their
+            targets, which the report uses for permutation importances. Off by
+            default, since a shared model file would disclose those rows; a
+            loaded result then has ``sample_ = None``, and its report omits the
+            importances. Write the report before saving, or pass ``True``.
 
         Returns
         -------
         pathlib.Path
             The path written.
+
+        Raises
+        ------
+        TypeError
+            The result holds an object that a model file cannot hold (not
+            plain data nor a class autocat trusts); the message names it.
         """
         from autocat._persistence import save
 
-        return save(self, path)
+        return save(self, path, include_sample=include_sample)
 
     def __repr__(self) -> str:
         return (

@@ -419,3 +419,14 @@ def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
             grid[prefix + pipeline_param_name(spec.name, encoder)] = values
         grids.append(grid)
     return grids
+
+
+def portfolio() -> list[dict[str, Any]]:
+    """Return the configurations tried first by :func:`~autocat.auto_fit`, in order.
+
+    Returns
+    -------
+    list of dict
+        Flat recipe parameters.
+    """
+    return [default_params("minhash"), default_params("gamma_poisson")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +17,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.preprocessing import OneHotEncoder
 from sklearn.utils.validation import check_is_fitted
 
+from autocat._budget import check_budget
 from autocat._column_kinds import (
     Decision,
     SuspiciousColumnWarning,
@@ -390,10 +392,15 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
         n_threads = min(effective_n_jobs(self.n_jobs), max(1, len(items)))
         if n_threads == 1:
             return [function(*item) for item in items]
+        # Each task runs in a copy of the caller's context, so it sees its budget.
+        context = contextvars.copy_context()
         with ThreadPoolExecutor(n_threads) as pool:
-            return list(pool.map(lambda item: function(*item), items))
+            return list(
+                pool.map(lambda item: context.copy().run(function, *item), items)
+            )
 
     def _fit_column(self, name: str, column: Any) -> tuple[_Column, _Encoded]:
+        check_budget()  # a time budget may cut a fit between columns
         family = column_family(column)
         n = len(column)
         if family in ("numeric", "boolean"):

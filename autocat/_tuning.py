@@ -1,21 +1,33 @@
-"""The Optuna study loop: CV scores, pruning, encoding cache, budget and storage.
+"""The Optuna search: honest scores, out-of-fold predictions, an exact budget, batches.
 
 :func:`tune` runs trials of the recipe's search space on prepared data (encoded
-labels, fixed folds) and returns a :class:`TuneOutcome`. It is the engine of
-:func:`~autocat.auto_fit`, which handles tables, targets and the final refit.
+labels, fixed folds) and returns a :class:`TuneOutcome`: the study, and for the best
+trials their out-of-fold predictions and fold models, from which
+:func:`~autocat.auto_fit` builds its ensemble and its final model.
+
+How a trial is scored: on each fold, XGBoost is trained on part of the fold's
+training rows, its number of trees chosen by early stopping on the rest of them
+(the *stop* rows, :func:`inner_splits`), and the fold's validation rows are scored
+only once, by that finished model. So a trial's score comes from rows that chose
+nothing, and its out-of-fold predictions are honest inputs for ensemble selection.
+
+How trials run: they are asked from Optuna in batches of fixed size, run at once on
+a thread pool, and told in trial order when the whole batch is done. The sampler
+therefore sees the same history whatever the number of threads: with ``n_trials``
+and no time budget the result is the same for any ``n_jobs``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
+import contextvars
 import logging
 import math
 import os
 import sys
-import threading
 import time
-from collections import OrderedDict
+import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,8 +37,15 @@ import optuna
 import xgboost
 from optuna.trial import TrialState
 
-from autocat._recipe import Recipe
+from autocat._budget import Budget, BudgetExhausted
 from autocat._search_space import SEARCH_SPACE, default_params, suggest_params
+from autocat._trials import (
+    PRUNE_EVERY,
+    EncodingCache,
+    TrialRecord,
+    TrialRunner,
+    inner_splits,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -35,7 +54,6 @@ if TYPE_CHECKING:
     from optuna.trial import FrozenTrial
 
 __all__ = [
-    "EncodingCache",
     "TuneOutcome",
     "leaderboard",
     "make_storage",
@@ -46,15 +64,14 @@ __all__ = [
 
 logger = logging.getLogger("autocat")
 
-# XGBoost grows at most this many trees per fold; early stopping picks fewer.
-MAX_ROUNDS = 1000
-EARLY_STOPPING_ROUNDS = 50
-# With a time budget, k-fold CV is kept only if this many trials would fit in it;
-# otherwise every trial uses the first fold as a holdout (k times cheaper).
-MIN_CV_TRIALS = 10
+# Trials asked, run and told together when the result must not depend on n_jobs.
+BATCH_TRIALS = 8
+# Out-of-fold predictions and fold models are kept for this many best trials.
+KEEP_TRIALS = 20
 # Attribute names stored on trials and studies.
 _N_ESTIMATORS = "n_estimators"
 _FOLD_SECONDS = "fold_seconds"
+_FOLD_SCORES = "fold_scores"
 _STOPPED = "stopped_by"
 
 
@@ -65,18 +82,22 @@ def resolve_threads(n_jobs: int, n_trials: int | None) -> tuple[int, int, int]:
     ----------
     n_jobs : int
         Total threads the search may use; ``-1`` means every core this process
-        may run on.
+        may run on. More than the cores are capped at the cores.
     n_trials : int or None
         Trials to run, when known: no more trials run at once than there are.
 
     Returns
     -------
     total, parallel_trials, xgb_threads : int
-        ``parallel_trials * xgb_threads <= total <= cores``. Each XGBoost model
-        of the search gets one thread (measured the fastest on small data); the
-        final refit gets ``total``.
+        ``parallel_trials * xgb_threads <= total <= cores``. At most
+        :data:`BATCH_TRIALS` trials run at once (a batch); the threads left over
+        go to each trial's XGBoost. The final refit gets ``total``.
     """
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
+        raise ValueError(
+            f"n_jobs must be a positive int or -1 (all cores), got {n_jobs!r}."
+        )
+    if n_jobs < -1:
         raise ValueError(
             f"n_jobs must be a positive int or -1 (all cores), got {n_jobs!r}."
         )
@@ -87,7 +108,9 @@ def resolve_threads(n_jobs: int, n_trials: int | None) -> tuple[int, int, int]:
             "n_jobs=%d exceeds the %d available cores: using %d", total, cores, cores
         )
         total = cores
-    parallel = total if n_trials is None else max(1, min(total, n_trials))
+    parallel = min(total, BATCH_TRIALS)
+    if n_trials is not None:
+        parallel = max(1, min(parallel, n_trials))
     return total, parallel, max(1, total // parallel)
 
 
@@ -148,104 +171,6 @@ def _database_storage(url: str, attempts: int = 5) -> Any:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-class EncodingCache:
-    """Encoded fold matrices, shared by trials with the same vectorizer.
-
-    Encoding is deterministic given the vectorizer's parameters and the fold,
-    so trials that differ only in XGBoost's parameters reuse it. One cache serves
-    one table and one set of folds. Thread-safe:
-    two trials asking for the same entry at once compute it once. Least recently
-    used entries are dropped beyond ``max_bytes``.
-
-    Parameters
-    ----------
-    max_bytes : int, default=2**30
-        Memory budget of the cached matrices.
-
-    Attributes
-    ----------
-    hits, misses : int
-        Lookups served from the cache and encodings computed.
-    encode_seconds : float
-        Time spent encoding (misses only).
-    distinct : dict
-        Per fold, the number of distinct values of each string column of its
-        training part, which decides what a cardinality threshold changes.
-    """
-
-    def __init__(self, max_bytes: int = 2**30) -> None:
-        self.max_bytes = max_bytes
-        self.hits = 0
-        self.misses = 0
-        self.encode_seconds = 0.0
-        self._entries: OrderedDict[Any, tuple[Any, Any, float]] = OrderedDict()
-        # Per fold: distinct values of each string column of its training part.
-        self.distinct: dict[int, dict[str, int]] = {}
-        self._locks: dict[Any, threading.Lock] = {}
-        self._lock = threading.Lock()
-
-    @property
-    def hit_rate(self) -> float:
-        """Fraction of lookups served from the cache (``nan`` before any)."""
-        total = self.hits + self.misses
-        return self.hits / total if total else math.nan
-
-    def get(
-        self, key: Any, compute: Callable[[], tuple[Any, Any]]
-    ) -> tuple[Any, Any, float]:
-        """Return ``(X_train, X_valid, seconds to encode)``, computing on a miss."""
-        with self._lock:
-            key_lock = self._locks.setdefault(key, threading.Lock())
-        with key_lock:
-            with self._lock:
-                if key in self._entries:
-                    self.hits += 1
-                    self._entries.move_to_end(key)
-                    return self._entries[key]
-            start = time.perf_counter()
-            X_train, X_valid = compute()
-            seconds = time.perf_counter() - start
-            entry = (X_train, X_valid, seconds)
-            with self._lock:
-                self.misses += 1
-                self.encode_seconds += seconds
-                self._entries[key] = entry
-                self._evict()
-            return entry
-
-    def put(self, key: Any, entry: tuple[Any, Any, float]) -> tuple[Any, Any, float]:
-        """Store an encoding computed outside :meth:`get` (counted as a miss)."""
-        with self._lock:
-            self.misses += 1
-            self.encode_seconds += entry[2]
-            self._entries.setdefault(key, entry)
-            self._evict()
-        return entry
-
-    def _evict(self) -> None:
-        sizes = {k: _nbytes(v[0]) + _nbytes(v[1]) for k, v in self._entries.items()}
-        while len(self._entries) > 1 and sum(sizes.values()) > self.max_bytes:
-            oldest, _ = self._entries.popitem(last=False)
-            sizes.pop(oldest)
-
-
-def _nbytes(X: Any) -> int:
-    if hasattr(X, "data") and hasattr(X, "indices"):  # scipy sparse
-        return int(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes)
-    return int(getattr(X, "nbytes", 0))
-
-
-class _Deadline(xgboost.callback.TrainingCallback):
-    """Stop boosting once ``time.monotonic()`` passes ``deadline``."""
-
-    def __init__(self, deadline: float) -> None:
-        super().__init__()
-        self.deadline = deadline
-
-    def after_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
-        return time.monotonic() > self.deadline
-
-
 @dataclass
 class TuneOutcome:
     """What :func:`tune` returns.
@@ -256,23 +181,29 @@ class TuneOutcome:
         The study, with this call's trials and any others of a shared storage.
     best_trial : optuna.trial.FrozenTrial
         The best complete trial.
+    records : list of TrialRecord
+        This call's best complete trials (at most :data:`KEEP_TRIALS`), best
+        first, with their out-of-fold predictions and fold models.
     n_folds : int
         Folds used per trial (1 is a holdout).
     cache : EncodingCache
         The encoding cache, with its hit counts.
     interrupted : bool
         Whether the search was stopped with Ctrl-C.
-    refit_seconds_estimate : float
-        Predicted duration of the final refit.
+    errors : list of BaseException
+        Errors of failed trials.
+    n_cut : int
+        Trials cut by the time budget.
     """
 
     study: optuna.Study
     best_trial: FrozenTrial
+    records: list[TrialRecord]
     n_folds: int
     cache: EncodingCache
     interrupted: bool = False
-    refit_seconds_estimate: float = 0.0
     errors: list[BaseException] = field(default_factory=list)
+    n_cut: int = 0
 
 
 @contextlib.contextmanager
@@ -289,35 +220,23 @@ def quiet_optuna() -> Iterator[None]:
 class _Progress:
     """A live progress bar on stderr (trials, best score, time left)."""
 
-    def __init__(
-        self, enabled: bool, n_trials: int | None, deadline: float | None
-    ) -> None:
-        self.deadline = deadline
+    def __init__(self, enabled: bool, n_trials: int | None, budget: Budget) -> None:
+        self.budget = budget
         self.count = 0
         self.bar: Any = None
         if enabled:
             from tqdm.std import tqdm
 
             self.bar = tqdm(
-                total=n_trials,
-                desc="autocat",
-                unit="trial",
-                file=sys.stderr,
-                leave=True,
+                total=n_trials, desc="autocat", unit="trial", file=sys.stderr
             )
 
-    def update(self, study: optuna.Study, trial: FrozenTrial) -> None:
+    def update(self, best: float) -> None:
         self.count += 1
-        best = _best_value(study)
-        left = (
-            None
-            if self.deadline is None
-            else max(0.0, self.deadline - time.monotonic())
-        )
         if self.bar is not None:
             postfix = {"best": f"{best:.4g}"}
-            if left is not None:
-                postfix["left"] = f"{left:.0f}s"
+            if self.budget.deadline is not None:
+                postfix["left"] = f"{self.budget.left():.0f}s"
             self.bar.set_postfix(postfix, refresh=False)
             self.bar.update(1)
 
@@ -326,206 +245,13 @@ class _Progress:
             self.bar.close()
 
 
-def _best_value(study: optuna.Study) -> float:
-    values = [
-        t.value for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-    ]
-    return max((v for v in values if v is not None), default=math.nan)
-
-
 def _completed(study: optuna.Study) -> list[FrozenTrial]:
     return study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
 
 
-class _Objective:
-    """One trial: suggest a recipe, score it fold by fold with early stopping."""
-
-    def __init__(
-        self,
-        *,
-        X: pd.DataFrame,
-        y: np.ndarray,
-        task: str,
-        scorer: Any,
-        splits: Sequence[tuple[np.ndarray, np.ndarray]],
-        n_folds: int,
-        random_state: int,
-        xgb_threads: int,
-        cache: EncodingCache,
-        deadline: float | None,
-        time_budget: float | None,
-    ) -> None:
-        self.X = X
-        self.y = y
-        self.task = task
-        self.scorer = scorer
-        self.splits = splits
-        self.n_folds = n_folds
-        self.random_state = random_state
-        self.xgb_threads = xgb_threads
-        self.cache = cache
-        self.deadline = deadline
-        self.time_budget = time_budget
-        self.errors: list[BaseException] = []
-        self._lock = threading.Lock()
-
-    # -- budget ---------------------------------------------------------------
-    def refit_estimate(self, study: optuna.Study) -> float:
-        """Seconds the final refit should take, from the best trial's folds."""
-        done = _completed(study)
-        if not done:
-            return 0.0
-        best = max(done, key=lambda t: t.value if t.value is not None else -math.inf)
-        seconds = best.user_attrs.get(_FOLD_SECONDS) or [0.0]
-        n_train = len(self.splits[0][0])
-        scale = len(self.y) / max(1, n_train)
-        return 1.25 * float(np.median(seconds)) * scale
-
-    def tuning_deadline(self, study: optuna.Study) -> float | None:
-        """When trials must stop so that the refit ends by the deadline."""
-        if self.deadline is None:
-            return None
-        return self.deadline - self.refit_estimate(study)
-
-    # -- trial ----------------------------------------------------------------
-    def encode(self, recipe: Recipe, fold: int) -> tuple[Any, Any]:
-        """Fit the recipe's vectorizer on a fold's training part, encode both."""
-        train, valid = self.splits[fold]
-        vectorizer = recipe.build_vectorizer()
-        X_train = vectorizer.fit_transform(self.X.iloc[train], self.y[train])
-        X_valid = vectorizer.transform(self.X.iloc[valid])
-        plan = vectorizer.describe()
-        text = plan["kind"].isin(["low_cardinality", "high_cardinality"])
-        distinct = dict(
-            zip(plan["column"][text], plan["n_distinct"][text], strict=True)
-        )
-        self.cache.distinct.setdefault(fold, distinct)
-        return X_train, X_valid
-
-    def encoding_key(self, recipe: Recipe, fold: int) -> Any:
-        """Return what the encoding of ``fold`` depends on (None before known).
-
-        The vectorizer's plan is the same for every recipe except which string
-        columns are high-cardinality (more distinct values than the threshold):
-        thresholds that split the columns alike, and any encoder when no column is
-        high-cardinality, give the same matrices.
-        """
-        distinct = self.cache.distinct.get(fold)
-        if distinct is None:
-            return None
-        threshold = recipe.cardinality_threshold
-        high = tuple(sorted(c for c, n in distinct.items() if n > threshold))
-        encoder: tuple[Any, ...] = ()
-        if high:
-            encoder = (recipe.encoder, recipe.n_components)
-            if recipe.encoder == "gamma_poisson":
-                encoder += (recipe.gp_alpha, recipe.gp_beta)
-        return (fold, high, encoder, recipe.random_state)
-
-    def encoded(self, recipe: Recipe, fold: int) -> tuple[Any, Any, float]:
-        """Return ``(X_train, X_valid, seconds)`` of a fold, from the cache if can."""
-        key = self.encoding_key(recipe, fold)
-        if key is not None:
-            return self.cache.get(key, functools.partial(self.encode, recipe, fold))
-        start = time.perf_counter()
-        X_train, X_valid = self.encode(recipe, fold)
-        entry = (X_train, X_valid, time.perf_counter() - start)
-        return self.cache.put(self.encoding_key(recipe, fold), entry)
-
-    def __call__(self, trial: optuna.Trial) -> float:
-        try:
-            return self._run(trial)
-        except optuna.TrialPruned:
-            raise
-        except Exception as exc:
-            with self._lock:
-                self.errors.append(exc)
-            # Optuna logs the failure with its traceback; the search goes on.
-            logger.debug("trial %d failed: %r", trial.number, exc)
-            raise
-
-    def _run(self, trial: optuna.Trial) -> float:
-        study = trial.study
-        params = suggest_params(trial)
-        recipe = Recipe(
-            self.task, random_state=self.random_state, n_jobs=self.xgb_threads, **params
-        )
-        done = _completed(study)
-        may_stop = self.deadline is not None and bool(done)
-        stop_at = self.tuning_deadline(study)
-        if may_stop and stop_at is not None:
-            # A trial that would most likely be cut by the budget is not started.
-            typical = float(
-                np.median([sum(t.user_attrs.get(_FOLD_SECONDS, [0.0])) for t in done])
-            )
-            if stop_at - time.monotonic() < 0.5 * typical:
-                self._stop(trial, "time_budget")
-        scores: list[float] = []
-        rounds: list[int] = []
-        seconds: list[float] = []
-        fold = 0
-        while fold < self.n_folds:
-            stop_at = self.tuning_deadline(study)
-            if may_stop and stop_at is not None and time.monotonic() > stop_at:
-                self._stop(trial, "time_budget")
-            X_train, X_valid, encode_s = self.encoded(recipe, fold)
-            start = time.perf_counter()
-            train, valid = self.splits[fold]
-            callbacks = (
-                [_Deadline(stop_at)] if may_stop and stop_at is not None else None
-            )
-            model = recipe.build_model(
-                n_estimators=MAX_ROUNDS,
-                early_stopping_rounds=EARLY_STOPPING_ROUNDS,
-                callbacks=callbacks,
-            )
-            model.fit(
-                X_train,
-                self.y[train],
-                eval_set=[(X_valid, self.y[valid])],
-                verbose=False,
-            )
-            if may_stop and stop_at is not None and time.monotonic() > stop_at:
-                self._stop(trial, "time_budget")
-            score = float(self.scorer(model, X_valid, self.y[valid]))
-            scores.append(score)
-            rounds.append(int(model.best_iteration) + 1)
-            # The cost of a fold from scratch (encoding even if cached): what the
-            # refit will pay, scaled by its number of rows.
-            seconds.append(time.perf_counter() - start + encode_s)
-            self._maybe_switch_to_holdout(study, trial, seconds[-1])
-            trial.report(float(np.mean(scores)), fold)
-            fold += 1
-            if fold < self.n_folds and trial.should_prune():
-                trial.set_user_attr(_FOLD_SECONDS, seconds)
-                trial.set_user_attr(_STOPPED, "pruner")
-                raise optuna.TrialPruned(f"pruned after fold {fold}")
-        trial.set_user_attr(_N_ESTIMATORS, round(float(np.mean(rounds))))
-        trial.set_user_attr(_FOLD_SECONDS, seconds)
-        trial.set_user_attr("fold_scores", scores)
-        return float(np.mean(scores[: self.n_folds]))
-
-    def _stop(self, trial: optuna.Trial, reason: str) -> None:
-        trial.set_user_attr(_STOPPED, reason)
-        trial.study.stop()
-        raise optuna.TrialPruned(f"stopped: {reason}")
-
-    def _maybe_switch_to_holdout(
-        self, study: optuna.Study, trial: optuna.Trial, fold_seconds: float
-    ) -> None:
-        """Use one fold when fewer than ten full trials would fit the budget."""
-        if self.time_budget is None or self.n_folds == 1 or trial.number != 0:
-            return
-        if fold_seconds * self.n_folds * MIN_CV_TRIALS > self.time_budget:
-            logger.info(
-                "one fold took %.1fs: %d-fold trials would not fit a %.0fs budget, "
-                "so every trial uses the first fold as a holdout",
-                fold_seconds,
-                self.n_folds,
-                self.time_budget,
-            )
-            self.n_folds = 1
-            study.set_user_attr("n_folds", 1)
+def _best_value(study: optuna.Study) -> float:
+    values = [t.value for t in _completed(study) if t.value is not None]
+    return max(values, default=math.nan)
 
 
 def leaderboard(study: optuna.Study) -> pd.DataFrame:
@@ -534,10 +260,11 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
     Waiting and running trials (e.g. of other processes sharing the study) are
     left out.
 
-    Columns: ``trial``, ``state``, ``score`` (the value, or the last per-fold
-    running mean of a pruned trial), ``duration_s``, the recipe parameters in
-    search-space order (``encoder``, ``n_components``, ...), ``n_estimators`` and
-    ``stopped_by``. Complete trials come first by score, then pruned ones.
+    Columns: ``trial``, ``state``, ``score`` (the mean validation score of a
+    complete trial; NaN for others), ``score_std`` (its standard deviation over
+    folds), ``duration_s``, the recipe parameters in search-space order
+    (``encoder``, ``n_components``, ...), ``n_estimators`` and ``stopped_by``.
+    Complete trials come first by score, then pruned ones.
     """
     import pandas as pd
 
@@ -547,15 +274,20 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
     ended = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
     for trial in study.get_trials(deepcopy=False, states=ended):
         score = trial.value
-        if score is None and trial.intermediate_values:
-            score = trial.intermediate_values[max(trial.intermediate_values)]
-        duration = (
-            trial.duration.total_seconds() if trial.duration is not None else math.nan
-        )
+        folds = trial.user_attrs.get(_FOLD_SCORES) or []
+        # Trials of a batch are told together: their own cost is their folds'.
+        seconds = trial.user_attrs.get(_FOLD_SECONDS)
+        if seconds:
+            duration = float(sum(seconds))
+        elif trial.duration is not None:
+            duration = trial.duration.total_seconds()
+        else:
+            duration = math.nan
         row: dict[str, Any] = {
             "trial": trial.number,
             "state": trial.state.name,
             "score": math.nan if score is None else float(score),
+            "score_std": float(np.std(folds)) if len(folds) > 1 else math.nan,
             "duration_s": duration,
         }
         row.update({name: trial.params.get(name) for name in names})
@@ -567,6 +299,7 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
         "trial",
         "state",
         "score",
+        "score_std",
         "duration_s",
         *names,
         "n_estimators",
@@ -600,6 +333,68 @@ def _check_study(study: optuna.Study, fingerprint: dict[str, Any]) -> None:
         )
 
 
+def _call_callbacks(
+    callbacks: Sequence[Callable[[optuna.Study, FrozenTrial], None]],
+    study: optuna.Study,
+    trial: FrozenTrial,
+) -> bool:
+    """Run the user's callbacks; return whether one of them called ``study.stop()``.
+
+    ``Study.stop`` only works inside ``Study.optimize``; trials here are asked and
+    told by hand, so the callbacks run with Optuna's optimize-loop flag set.
+    """
+    if not callbacks:
+        return False
+    local = getattr(study, "_thread_local", None)
+    if local is not None:
+        local.in_optimize_loop = True
+        study._stop_flag = False
+    try:
+        for callback in callbacks:
+            callback(study, trial)
+    finally:
+        if local is not None:
+            local.in_optimize_loop = False
+    return bool(getattr(study, "_stop_flag", False))
+
+
+def _tell(
+    study: optuna.Study, trial: optuna.Trial, outcome: Any
+) -> tuple[FrozenTrial, TrialRecord | None]:
+    """Tell Optuna how a trial ended; return the frozen trial and its record."""
+    if isinstance(outcome, TrialRecord):
+        trial.set_user_attr(_FOLD_SCORES, outcome.fold_scores)
+        trial.set_user_attr(_FOLD_SECONDS, outcome.fold_seconds)
+        trial.set_user_attr(_N_ESTIMATORS, outcome.n_estimators)
+        return study.tell(trial, outcome.score), outcome
+    if isinstance(outcome, optuna.TrialPruned):
+        trial.set_user_attr(_STOPPED, "pruner")
+        return study.tell(trial, state=TrialState.PRUNED), None
+    if isinstance(outcome, BudgetExhausted):
+        trial.set_user_attr(_STOPPED, "time_budget")
+        return study.tell(trial, state=TrialState.PRUNED), None
+    trial.set_user_attr("error", f"{type(outcome).__name__}: {outcome}"[:500])
+    return study.tell(trial, state=TrialState.FAIL), None
+
+
+def _run_in(context: contextvars.Context, function: Any, *args: Any) -> Any:
+    """Run ``function(*args)``; return its result or the exception it raised."""
+    try:
+        return context.run(function, *args)
+    except (optuna.TrialPruned, BudgetExhausted, Exception) as exc:
+        return exc
+
+
+def _fatal(error: BaseException) -> bool:
+    """Errors after which more trials would fail the same way (memory)."""
+    if isinstance(error, MemoryError):
+        return True
+    text = str(error).lower()
+    return isinstance(error, xgboost.core.XGBoostError) and (
+        "bad_alloc" in text or "out of memory" in text
+    )
+
+
 def tune(
     X: pd.DataFrame,
     y: np.ndarray,
@@ -619,6 +414,10 @@ def tune(
     pruner: optuna.pruners.BasePruner | None = None,
     callbacks: Sequence[Callable[[optuna.Study, FrozenTrial], None]] = (),
     cache: EncodingCache | None = None,
+    portfolio: Sequence[dict[str, Any]] = (),
+    n_classes: int = 0,
+    vectorizer_params: dict[str, Any] | None = None,
+    reserve: Callable[[TrialRecord], float] | None = None,
 ) -> TuneOutcome:
     """Run the search and return its outcome.
 
@@ -637,12 +436,14 @@ def tune(
     n_trials : int or None
         Trials this call runs (``None``: until the deadline).
     time_budget : float or None
-        Seconds for the whole call; when ten cv-fold trials would not fit,
-        switches the search to a holdout (the first fold).
+        Seconds for the whole call; when :data:`MIN_CV_TRIALS` cv-fold trials
+        would not fit, the search switches to a holdout (the first fold).
     deadline : float or None
-        ``time.monotonic()`` by which the caller's refit must be finished too.
+        ``time.monotonic()`` by which the caller's final model must be finished
+        too. Trials in flight are cut there (XGBoost between rounds, encoders
+        between columns, passes and mini-batches) and discarded.
     random_state : int, default=0
-        Seed of the sampler, the encoders and XGBoost.
+        Seed of the sampler, the inner splits, the encoders and XGBoost.
     storage, study_name : optional
         Shared storage (see :func:`make_storage`) and the study's name in it.
     fingerprint : dict, optional
@@ -652,11 +453,22 @@ def tune(
     show_progress : bool, default=False
         Show a progress bar on stderr.
     pruner : optuna.pruners.BasePruner, optional
-        Defaults to a median pruner that starts after 4 trials.
+        Defaults to a median pruner on the stop rows' loss of the first fold,
+        reported every :data:`PRUNE_EVERY` rounds, after 5 complete trials.
     callbacks : sequence of callables, default=()
-        Passed to :meth:`optuna.Study.optimize`.
+        ``callback(study, trial)`` after each trial, as in Optuna; a callback
+        may call ``study.stop()``.
     cache : EncodingCache, optional
         Reuse a cache (e.g. across calls on the same data and folds).
+    portfolio : sequence of dict, default=()
+        Flat recipe parameters tried first, in order (once per shared study).
+    n_classes : int, default=0
+        Classes of a classification target (columns of its predictions).
+    vectorizer_params : dict, optional
+        ``TableVectorizer`` parameters set on every trial's vectorizer.
+    reserve : callable, optional
+        ``reserve(best_record) -> seconds`` to keep free before ``deadline`` for
+        the caller's final model; trials stop that much earlier.
 
     Returns
     -------
@@ -666,101 +478,189 @@ def tune(
         raise ValueError("tune needs n_trials or a deadline; got neither.")
     _, parallel, xgb_threads = resolve_threads(n_jobs, n_trials)
     cache = EncodingCache() if cache is None else cache
-    with quiet_optuna():
-        study = optuna.create_study(
-            storage=make_storage(storage),
-            study_name=study_name,
-            direction="maximize",
-            load_if_exists=True,
-            sampler=optuna.samplers.TPESampler(seed=random_state),
-            pruner=pruner
-            or optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=0),
-        )
+    study = _create_study(storage, study_name, random_state, pruner, len(portfolio))
     _check_study(study, fingerprint or {})
     n_folds = len(splits)
     stored_folds = study.user_attrs.get("n_folds")
     if stored_folds is not None:
         n_folds = min(n_folds, int(stored_folds))
-    else:
-        study.set_user_attr("n_folds", n_folds)
-    # The paper's recipe with each encoder comes first (once per shared study).
-    for encoder in ("minhash", "gamma_poisson"):
-        study.enqueue_trial(default_params(encoder), skip_if_exists=True)
+    for params in portfolio or (default_params("minhash"),):
+        study.enqueue_trial(params, skip_if_exists=True)
 
-    objective = _Objective(
+    budget = Budget(deadline)
+    search = TrialRunner(
         X=X,
         y=y,
         task=task,
         scorer=scorer,
         splits=splits,
+        inner=inner_splits(splits, y, task, random_state),
         n_folds=n_folds,
         random_state=random_state,
         xgb_threads=xgb_threads,
         cache=cache,
-        deadline=deadline,
-        time_budget=time_budget,
+        budget=budget,
+        n_classes=n_classes,
+        vectorizer_params=dict(vectorizer_params or {}),
     )
-    progress = _Progress(show_progress, n_trials, deadline)
-
-    def after_trial(study: optuna.Study, trial: FrozenTrial) -> None:
-        progress.update(study, trial)
-        if trial.state == TrialState.COMPLETE:
-            logger.info(
-                "trial %d: %.5g (%s, d=%s) best %.5g",
-                trial.number,
-                trial.value,
-                trial.params.get("encoder"),
-                trial.params.get("n_components"),
-                _best_value(study),
-            )
-        stop_at = objective.tuning_deadline(study)
-        now = time.monotonic()
-        if stop_at is not None and now > stop_at and _completed(study):
-            study.stop()
-        elif deadline is not None and now > deadline:
-            study.stop()  # nothing finished in time: give up
-        elif len(objective.errors) >= 3 and not _completed(study):
-            study.stop()  # the recipe fails on this data: report why
-
-    interrupted = False
+    if time_budget is not None and stored_folds is None and n_folds > 1:
+        search.switch = (parallel, float(time_budget))
+    progress = _Progress(show_progress, n_trials, budget)
+    records: list[TrialRecord] = []
+    errors: list[BaseException] = []
+    interrupted = stopped = False
+    n_cut = asked = 0
+    # Batches of fixed size when the result must be reproducible; with a time
+    # budget, as many trials as threads (the first alone: it decides CV/holdout).
+    batch = parallel if deadline is not None else BATCH_TRIALS
+    pool = ThreadPoolExecutor(parallel, thread_name_prefix="autocat-trial")
     try:
-        with quiet_optuna():
-            study.optimize(
-                objective,
-                n_trials=n_trials if n_trials is not None else sys.maxsize,
-                n_jobs=parallel,
-                catch=(Exception,),
-                callbacks=[after_trial, *callbacks],
-            )
-    except KeyboardInterrupt:
-        interrupted = True
-        logger.warning(
-            "interrupted: keeping the best of %d finished trials",
-            len(_completed(study)),
-        )
+        while not stopped and (n_trials is None or asked < n_trials):
+            if deadline is not None and not _time_for_more(budget, records, parallel):
+                break
+            size = 1 if search.switch is not None else batch
+            if n_trials is not None:
+                size = min(size, n_trials - asked)
+            with quiet_optuna(), warnings.catch_warnings():
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                trials = [study.ask() for _ in range(size)]
+                suggested = [suggest_params(trial) for trial in trials]
+            asked += size
+            context = contextvars.copy_context()
+            futures = [
+                pool.submit(_run_in, context.copy(), search.run, trial, p)
+                for trial, p in zip(trials, suggested, strict=True)
+            ]
+            try:
+                outcomes = [future.result() for future in futures]
+            except KeyboardInterrupt:
+                interrupted = stopped = True
+                budget.cancel()  # trials in flight stop at their next check
+                outcomes = [future.result() for future in futures]
+            for trial, outcome in zip(trials, outcomes, strict=True):
+                frozen, record = _tell(study, trial, outcome)
+                if record is not None:
+                    records.append(record)
+                    records.sort(key=lambda r: (-r.score, r.number))
+                    del records[KEEP_TRIALS:]
+                    _log_trial(study, frozen, record)
+                elif isinstance(outcome, BudgetExhausted):
+                    n_cut += 1
+                elif not isinstance(outcome, optuna.TrialPruned):
+                    errors.append(outcome)
+                    logger.warning(
+                        "trial %d failed: %s: %s",
+                        trial.number,
+                        type(outcome).__name__,
+                        outcome,
+                    )
+                    if _fatal(outcome):
+                        stopped = True
+                progress.update(_best_value(study))
+                if interrupted:
+                    continue
+                try:
+                    stopped = _call_callbacks(callbacks, study, frozen) or stopped
+                except KeyboardInterrupt:
+                    interrupted = stopped = True
+            if interrupted:
+                logger.warning(
+                    "interrupted: keeping the best of %d finished trials",
+                    len(records),
+                )
+            if len(errors) >= 3 and not records:
+                break  # the recipe fails on this data: report why
+            if deadline is not None and reserve is not None and records:
+                budget.deadline = deadline - reserve(records[0])
+            if budget.exhausted() or stopped:
+                break
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
         progress.close()
+    if study.user_attrs.get("n_folds") is None:
+        study.set_user_attr("n_folds", search.n_folds)
+    return _outcome(study, records, search, cache, interrupted, errors, n_cut)
+
+
+def _create_study(
+    storage: Any,
+    study_name: str | None,
+    random_state: int,
+    pruner: optuna.pruners.BasePruner | None,
+    n_portfolio: int,
+) -> optuna.Study:
+    with quiet_optuna(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        # TPE learns from the portfolio's trials as soon as they are told: its
+        # random start-up phase is at most as long as the portfolio.
+        sampler = optuna.samplers.TPESampler(
+            seed=random_state,
+            n_startup_trials=max(1, min(n_portfolio, 10)),
+            multivariate=True,
+            group=True,
+        )
+        return optuna.create_study(
+            storage=make_storage(storage),
+            study_name=study_name,
+            direction="maximize",
+            load_if_exists=True,
+            sampler=sampler,
+            pruner=pruner
+            or optuna.pruners.MedianPruner(
+                n_startup_trials=5, n_warmup_steps=2 * PRUNE_EVERY
+            ),
+        )
+
+
+def _time_for_more(budget: Budget, records: list[TrialRecord], parallel: int) -> bool:
+    """Whether a batch started now would likely finish before the budget."""
+    if budget.exhausted():
+        return False
+    if not records:
+        return True
+    typical = float(np.median([sum(r.fold_seconds) for r in records]))
+    return budget.left() >= 0.5 * typical
+
+
+def _log_trial(study: optuna.Study, trial: FrozenTrial, record: TrialRecord) -> None:
+    logger.info(
+        "trial %d: %.5g (%s, d=%s, %d trees) best %.5g",
+        trial.number,
+        record.score,
+        record.params.get("encoder"),
+        record.params.get("n_components"),
+        record.n_estimators,
+        _best_value(study),
+    )
+
+
+def _outcome(
+    study: optuna.Study,
+    records: list[TrialRecord],
+    search: TrialRunner,
+    cache: EncodingCache,
+    interrupted: bool,
+    errors: list[BaseException],
+    n_cut: int,
+) -> TuneOutcome:
     done = _completed(study)
     if not done:
         if interrupted:
             raise KeyboardInterrupt
-        ran = progress.count
-        if objective.errors:
+        if errors:
             raise RuntimeError(
-                f"All {len(objective.errors)} trial(s) failed; the first error is "
-                "above."
-            ) from objective.errors[0]
-        raise RuntimeError(
-            f"No trial finished within the time budget ({ran} started); raise "
-            "time_budget or pass n_trials."
-        )
+                f"All {len(errors)} trial(s) failed: {type(errors[0]).__name__}: "
+                f"{errors[0]}"
+            ) from errors[0]
+        raise BudgetExhausted(f"no trial finished within the time budget ({n_cut} cut)")
     best = max(done, key=lambda t: t.value if t.value is not None else -math.inf)
     return TuneOutcome(
         study=study,
         best_trial=best,
-        n_folds=objective.n_folds,
+        records=records,
+        n_folds=search.n_folds,
         cache=cache,
         interrupted=interrupted,
-        refit_seconds_estimate=objective.refit_estimate(study),
-        errors=objective.errors,
+        errors=errors,
+        n_cut=n_cut,
     )

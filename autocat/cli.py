@@ -441,12 +441,20 @@ def _stem(path: str) -> str:
 
 def _load_model(path: str) -> AutoResult:
     from autocat import load
+    from autocat._persistence import LegacyModelFileError
 
     model_path = Path(path)
     if not model_path.exists():
         raise UsageError(f"no such model file: {path!r}")
     try:
         return load(model_path)
+    except LegacyModelFileError:
+        raise CommandError(
+            f"cannot load model {path!r}: it is a pickle written by an earlier "
+            "autocat, and loading a pickle can run any code in it; refit it with "
+            "'autocat fit', or, if you trust the file, load it in Python with "
+            "autocat.load(path, trusted=True) and save it again"
+        ) from None
     except (OSError, ValueError, TypeError) as exc:
         raise CommandError(f"cannot load model {path!r}: {_one_line(exc)}") from None
 

@@ -263,7 +263,7 @@ for name in names:
                 pd.DataFrame(rows).to_csv(args.out, index=False)
 
 # %% [markdown]
-# ## Summary: median over splits
+# ## Summary: median and spread over splits
 #
 # `autocat - skrub` is positive where autocat is better.
 
@@ -275,6 +275,13 @@ table = results.pivot_table(
 table["autocat - skrub"] = table["autocat"] - table["skrub"]
 table["autocat - paper"] = table["autocat"] - table["paper_default"]
 table["splits"] = results.groupby(["task", "metric"])["split"].nunique()
+# Spread over splits: a difference smaller than this is noise.
+spread = results.pivot_table(
+    index=["task", "metric"],
+    columns="method",
+    values="score",
+    aggfunc=lambda s: s.max() - s.min(),
+).reindex(columns=list(CONTENDERS))
 fit_time = results.pivot_table(
     index="task", columns="method", values="fit_s", aggfunc="median"
 )
@@ -283,6 +290,8 @@ peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 with pd.option_context("display.width", 160, "display.float_format", "{:.4f}".format):
     print("\nTest score, median over splits (greater is better):")
     print(table.to_string())
+    print("\nSpread of the test score over splits (max - min):")
+    print(spread.to_string())
     print("\nFit time in seconds, median over splits:")
     print(fit_time.to_string(float_format="{:.1f}".format))
 print(

@@ -313,6 +313,41 @@ def test_predict_errors(capsys, fitted_model, salaries_csv, tmp_path):
     assert_one_line_error(err, "lacks 1 column(s)", "'years'")
 
 
+class _Payload:
+    """Unpickling this creates the file at ``canary``."""
+
+    def __init__(self, canary):
+        self.canary = canary
+
+    def __reduce__(self):
+        return (open, (str(self.canary), "w"))
+
+
+def test_predict_refuses_a_legacy_pickle_without_running_it(
+    capsys, salaries_csv, tmp_path
+):
+    import hashlib
+    import pickle
+
+    from autocat._persistence import MAGIC, _versions
+
+    canary = tmp_path / "canary"
+    payload = pickle.dumps(_Payload(canary))
+    header = json.dumps(
+        {"format": 1, "versions": _versions(), "size": len(payload),
+         "sha256": hashlib.sha256(payload).hexdigest()}
+    ).encode()  # fmt: skip
+    model = tmp_path / "old.pkl"
+    model.write_bytes(MAGIC + len(header).to_bytes(4, "big") + header + payload)
+    code, out, err = run(capsys, "predict", str(model), str(salaries_csv))
+    assert code == 1 and out == ""
+    assert_one_line_error(
+        err, "old.pkl'", "pickle", "can run any code", "refit it with 'autocat fit'",
+        "autocat.load(path, trusted=True) and save it again",
+    )  # fmt: skip
+    assert not canary.exists()
+
+
 def test_fit_json_and_predict_proba_for_a_classifier(capsys, tmp_path):
     rng = np.random.default_rng(0)
     jobs = rng.choice(["police officer", "bus operator", "nurse", "nurse aide"], 60)

@@ -10,11 +10,18 @@ import pytest
 from sklearn.metrics import get_scorer
 from sklearn.model_selection import KFold
 
+from autocat import GammaPoissonEncoder, TableVectorizer
+from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._recipe import Recipe
 from autocat._search_space import default_params
-from autocat._tuning import (
+from autocat._trials import (
+    PRUNE_EVERY,
     EncodingCache,
-    _Objective,
+    TrialRunner,
+    inner_splits,
+)
+from autocat._tuning import (
+    BATCH_TRIALS,
     leaderboard,
     make_storage,
     resolve_threads,
@@ -59,23 +66,44 @@ def _tune(problem, **kwargs):
     return tune(X, y, **options)
 
 
-def test_resolve_threads_never_exceeds_the_cores():
-    total, parallel, xgb = resolve_threads(-1, None)
-    assert parallel * xgb <= total >= 1
-    assert resolve_threads(1, 5) == (1, 1, 1)
-    total, parallel, xgb = resolve_threads(10_000, 1)
-    assert parallel == 1 and xgb == total
-    for bad in [0, 1.5, True, "2"]:
-        with pytest.raises(ValueError, match="n_jobs must be"):
-            resolve_threads(bad, None)
+def _runner(problem, **kwargs):
+    X, y, splits = problem
+    options = {
+        "X": X,
+        "y": y,
+        "task": "regression",
+        "scorer": get_scorer("r2"),
+        "splits": splits,
+        "inner": inner_splits(splits, y, "regression", 0),
+        "n_folds": len(splits),
+        "random_state": 0,
+        "xgb_threads": 1,
+        "cache": EncodingCache(),
+        "budget": Budget(None),
+        "n_classes": 0,
+        "vectorizer_params": {},
+    }
+    options.update(kwargs)
+    return TrialRunner(**options)
+
+
+def test_resolve_threads_never_exceeds_the_cores_nor_a_batch():
+    total, parallel, xgb = resolve_threads(1000, None)
+    assert total <= 1000 and parallel <= BATCH_TRIALS
+    assert parallel * xgb <= total
+    assert resolve_threads(2, 1)[1:] == (1, 2)
+    with pytest.raises(ValueError, match="n_jobs must be"):
+        resolve_threads(0, None)
+    with pytest.raises(ValueError, match="n_jobs must be"):
+        resolve_threads(-2, None)
 
 
 def test_make_storage(tmp_path):
     assert make_storage(None) is None
-    url = f"sqlite:///{tmp_path / 'x.db'}"
-    assert isinstance(make_storage(url), optuna.storages.RDBStorage)
-    journal = make_storage(tmp_path / "sub" / "study.log")
+    journal = make_storage(tmp_path / "sub" / "journal.log")
     assert isinstance(journal, optuna.storages.JournalStorage)
+    database = make_storage(f"sqlite:///{tmp_path / 'study.db'}")
+    assert isinstance(database, optuna.storages.RDBStorage)
     with pytest.raises(TypeError, match="storage must be"):
         make_storage(3)
 
@@ -87,118 +115,195 @@ def test_cache_counts_and_computes_once_across_threads():
     def compute():
         calls.append(1)
         time.sleep(0.05)
-        return np.ones((2, 2)), np.zeros((1, 2))
+        return np.zeros((2, 2)), np.zeros((1, 2))
 
     threads = [
-        threading.Thread(target=cache.get, args=("k", compute)) for _ in range(3)
+        threading.Thread(target=cache.get, args=("k", compute)) for _ in range(4)
     ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     assert len(calls) == 1
-    assert (cache.hits, cache.misses) == (2, 1)
-    assert cache.hit_rate == pytest.approx(2 / 3)
-    assert cache.encode_seconds > 0
+    assert (cache.hits, cache.misses) == (3, 1)
 
 
 def test_cache_evicts_least_recently_used():
     cache = EncodingCache(max_bytes=100)
     for key in "abc":
-        cache.get(key, lambda: (np.zeros(8), np.zeros(2)))  # 80 bytes each
+        cache.get(key, lambda: (np.zeros(10), np.zeros(0)))  # 80 bytes each
     assert list(cache._entries) == ["c"]
-    assert np.isnan(EncodingCache().hit_rate)
 
 
-def test_tune_runs_the_paper_defaults_first(problem):
-    outcome = _tune(problem, n_trials=3)
-    trials = outcome.study.trials
-    assert trials[0].params == default_params("minhash")
-    assert trials[1].params == default_params("gamma_poisson")
-    assert len(trials) == 3
-    assert outcome.n_folds == 3
-    assert outcome.best_trial.value == max(t.value for t in trials)
-    attrs = outcome.best_trial.user_attrs
-    assert attrs["n_estimators"] >= 1
-    assert len(attrs["fold_scores"]) == 3
-    assert len(outcome.best_trial.intermediate_values) == 3
-    assert outcome.refit_seconds_estimate > 0
+@pytest.mark.parametrize("task", ["regression", "multiclass"])
+def test_inner_splits_partition_each_training_part(task):
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 4, 200) if task == "multiclass" else rng.normal(size=200)
+    if task == "multiclass":
+        y[7] = 4  # a class with a single row
+    splits = list(KFold(4, shuffle=True, random_state=0).split(y))
+    first = inner_splits(splits, y, task, 3)
+    assert [(f.tolist(), s.tolist()) for f, s in first] == [
+        (f.tolist(), s.tolist()) for f, s in inner_splits(splits, y, task, 3)
+    ]
+    for (train, _), (fit, stop) in zip(splits, first, strict=True):
+        assert np.intersect1d(fit, stop).size == 0
+        assert sorted([*fit, *stop]) == list(range(len(train)))
+        assert 0.15 < len(stop) / len(train) < 0.25
+        if task == "multiclass":
+            # Every class of the training part is in the fit rows.
+            assert set(y[train][fit]) == set(y[train])
 
 
-def test_encodings_are_cached_across_trials(problem):
-    cache = EncodingCache()
-    _tune(problem, cache=cache)
-    # 2 trials (min-hash and Gamma-Poisson defaults) x 3 folds, all computed.
-    assert (cache.hits, cache.misses) == (0, 6)
-    # The same vectorizers on the same folds: nothing is encoded again.
-    _tune(problem, cache=cache, random_state=0)
-    assert (cache.hits, cache.misses) == (6, 6)
+def test_trial_scores_come_from_rows_that_chose_nothing(problem):
+    # The validation rows neither train the trees nor choose how many: changing
+    # their targets changes the score, never the fold's model.
+    _, y, splits = problem
+    record = _runner(problem).run(None, default_params("minhash"))
+    noisy = y.copy()
+    valid = splits[0][1]
+    noisy[valid] = np.random.default_rng(5).normal(size=len(valid)) * 100
+    other = _runner(problem, y=noisy).run(None, default_params("minhash"))
+    assert other.rounds[0] == record.rounds[0]
+    assert np.array_equal(other.oof[valid], record.oof[valid])
+    assert other.fold_scores[0] < record.fold_scores[0] - 0.5
+
+
+def test_out_of_fold_predictions_are_the_fold_models(problem):
+    X, y, splits = problem
+    runner = _runner(problem)
+    params = default_params("minhash")
+    record = runner.run(None, params)
+    assert not np.isnan(record.oof).any()  # every row validated once in CV
+    recipe = runner.recipe(params)
+    for fold, (train, valid) in enumerate(splits):
+        vectorizer = recipe.build_vectorizer().fit(X.iloc[train], y[train])
+        predicted = record.models[fold].predict(vectorizer.transform(X.iloc[valid]))
+        np.testing.assert_array_equal(record.oof[valid], predicted.astype(np.float32))
+    assert record.score == pytest.approx(np.mean(record.fold_scores))
+
+
+@pytest.mark.parametrize("d", [10, 30])
+def test_minhash_encodings_are_nested(problem, d):
+    X, y, splits = problem
+    runner = _runner(problem)
+    recipe = Recipe(n_components=d, cardinality_threshold=10)
+    X_train, X_valid, _ = runner.encoded(recipe, 1)
+    train, valid = splits[1]
+    expected = recipe.build_vectorizer().fit(X.iloc[train], y[train])
+    np.testing.assert_array_equal(X_train, expected.transform(X.iloc[train]))
+    np.testing.assert_array_equal(X_valid, expected.transform(X.iloc[valid]))
+    # Every min-hash dimension is cut from one encoding.
+    runner.encoded(Recipe(n_components=50, cardinality_threshold=10), 1)
+    assert runner.cache.misses == 1
 
 
 def test_equivalent_vectorizers_share_one_encoding(problem):
-    X, y, splits = problem
-    cache = EncodingCache()
-    objective = _Objective(
-        X=X,
-        y=y,
-        task="regression",
-        scorer=get_scorer("r2"),
-        splits=splits,
-        n_folds=3,
-        random_state=0,
-        xgb_threads=1,
-        cache=cache,
-        deadline=None,
-        time_budget=None,
-    )
-    first = objective.encoded(Recipe(cardinality_threshold=100), 0)
+    runner = _runner(problem)
+    cache = runner.cache
+    first = runner.encoded(Recipe(cardinality_threshold=100), 0)
     assert cache.distinct[0]["job"] > 30 and cache.distinct[0]["dept"] == 3
     # No high-cardinality column at thresholds 100 and 200: the encoder and its
     # dimension do not matter.
-    same = objective.encoded(
+    same = runner.encoded(
         Recipe(cardinality_threshold=200, encoder="gamma_poisson", n_components=10), 0
     )
     assert same[0] is first[0]
-    assert (cache.hits, cache.misses) == (1, 1)
     # At threshold 10, "job" is high-cardinality: a new encoding, shared by
     # thresholds 10 and 20 (both below the 3 ... 40-odd distinct values split).
-    objective.encoded(Recipe(cardinality_threshold=10), 0)
-    objective.encoded(Recipe(cardinality_threshold=20, max_depth=2), 0)
-    objective.encoded(Recipe(cardinality_threshold=20, n_components=10), 0)
-    assert (cache.hits, cache.misses) == (2, 3)
+    runner.encoded(Recipe(cardinality_threshold=10), 0)
+    runner.encoded(Recipe(cardinality_threshold=20, max_depth=2), 0)
+    assert (cache.hits, cache.misses) == (2, 2)
 
 
-class _PruneFromThirdTrial(optuna.pruners.BasePruner):
+def test_tune_tries_the_portfolio_first(problem):
+    portfolio = [
+        {**default_params("minhash"), "max_depth": 3},
+        default_params("gamma_poisson"),
+    ]
+    outcome = _tune(problem, n_trials=3, portfolio=portfolio)
+    trials = outcome.study.trials
+    assert [t.params for t in trials[:2]] == portfolio
+    assert len(trials) == 3
+    assert outcome.n_folds == 3
+    best = outcome.records[0]
+    assert outcome.best_trial.number == best.number
+    assert best.score == max(r.score for r in outcome.records)
+    attrs = outcome.best_trial.user_attrs
+    assert attrs["n_estimators"] == best.n_estimators
+    assert len(attrs["fold_scores"]) == 3
+
+
+def test_n_jobs_does_not_change_the_trials(problem):
+    runs = [_tune(problem, n_trials=5, n_jobs=n_jobs) for n_jobs in (1, 2, 64)]
+    seen = [[(t.params, t.value) for t in run.study.trials] for run in runs]
+    assert seen[0] == seen[1] == seen[2]
+    assert len({str(p) for p, _ in seen[0]}) == 5
+
+
+class _PruneAfterTwoTrials(optuna.pruners.BasePruner):
     def prune(self, study, trial):
-        return trial.number >= 2
+        step = trial.last_step
+        return trial.number >= 2 and step is not None and step >= 2 * PRUNE_EVERY
 
 
-def test_pruning_stops_a_trial_after_its_first_fold(problem):
-    outcome = _tune(problem, n_trials=3, pruner=_PruneFromThirdTrial())
+def test_pruning_per_boosting_round_in_holdout_mode(problem):
+    _, _, splits = problem
+    outcome = _tune(
+        problem,
+        splits=splits[:1],
+        n_trials=3,
+        pruner=_PruneAfterTwoTrials(),
+        portfolio=[{**default_params("minhash"), "learning_rate": 0.02}] * 3,
+    )
     pruned = outcome.study.trials[2]
     assert pruned.state == optuna.trial.TrialState.PRUNED
-    assert list(pruned.intermediate_values) == [0]
+    assert list(pruned.intermediate_values) == [PRUNE_EVERY, 2 * PRUNE_EVERY]
     board = leaderboard(outcome.study)
     assert board["state"].tolist() == ["COMPLETE", "COMPLETE", "PRUNED"]
     assert board.loc[2, "stopped_by"] == "pruner"
-    assert np.isfinite(board.loc[2, "score"])
 
 
-def test_default_pruner_is_a_median_pruner(problem):
-    outcome = _tune(problem, n_trials=1)
-    assert isinstance(outcome.study.pruner, optuna.pruners.MedianPruner)
+def test_a_past_deadline_cuts_every_trial(problem):
+    with pytest.raises(BudgetExhausted, match="no trial finished"):
+        _tune(problem, n_trials=None, deadline=time.monotonic() - 1)
 
 
-def test_deadline_stops_the_search_but_keeps_the_first_trial(problem):
-    # A deadline already past: the first trial still finishes, no other starts.
-    outcome = _tune(problem, n_trials=None, deadline=time.monotonic() - 1)
-    states = [t.state for t in outcome.study.trials]
-    assert states[0] == optuna.trial.TrialState.COMPLETE
-    assert len(outcome.study.trials) <= 2
+def test_the_deadline_cuts_trials_in_flight():
+    # A slow learning rate on noisy rows needs hundreds of rounds: the deadline
+    # cuts the boosting, and the cut trial raises instead of returning a
+    # truncated model.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(4000, 20)), columns=[f"x{i}" for i in range(20)])
+    y = X.sum(axis=1).to_numpy() + rng.normal(size=4000)
+    splits = list(KFold(2, shuffle=True, random_state=0).split(X))
+    start = time.monotonic()
+    runner = _runner(
+        (X, y, splits),
+        inner=inner_splits(splits, y, "regression", 0),
+        budget=Budget(start + 1.0),
+    )
+    slow = {**default_params("minhash"), "learning_rate": 0.02, "max_depth": 12}
+    with pytest.raises(BudgetExhausted, match="cut by the time budget"):
+        runner.run(None, slow)
+    assert time.monotonic() - start < 4
+
+
+def test_budget_cuts_encoders_between_steps():
+    words = pd.DataFrame({"w": [f"word {i} of many" for i in range(3000)]})
+    with budget_scope(Budget(time.monotonic() - 1)):
+        with pytest.raises(BudgetExhausted):
+            GammaPoissonEncoder(n_components=5, batch_size=8).fit(words)
+        with pytest.raises(BudgetExhausted):
+            TableVectorizer().fit(words)
+    # Outside a scope nothing is cut.
+    GammaPoissonEncoder(n_components=2, max_iter=1).fit(words.head(50))
 
 
 def test_holdout_switch_when_folds_do_not_fit_the_budget(problem):
-    outcome = _tune(problem, n_trials=1, time_budget=1e-3)
+    outcome = _tune(
+        problem, n_trials=1, time_budget=1e-3, deadline=time.monotonic() + 60
+    )
     assert outcome.n_folds == 1
     assert outcome.study.user_attrs["n_folds"] == 1
     assert len(outcome.best_trial.user_attrs["fold_scores"]) == 1
@@ -210,6 +315,23 @@ def test_failing_trials_raise_the_first_error(problem):
     assert "predict_proba" in str(info.value.__cause__)
 
 
+def test_memory_errors_stop_the_search(problem):
+    def scorer(model, X, y):
+        raise MemoryError("out of memory")
+
+    with pytest.raises(RuntimeError, match="MemoryError"):
+        _tune(problem, scorer=scorer, n_trials=3 * BATCH_TRIALS)
+
+
+def test_callbacks_may_stop_the_search(problem):
+    def stop_after_two(study, trial):
+        if trial.number == 1:
+            study.stop()
+
+    outcome = _tune(problem, n_trials=20, callbacks=[stop_after_two])
+    assert len(outcome.study.trials) == BATCH_TRIALS  # the batch ends, no other
+
+
 def test_stored_study_is_shared_and_checked(problem, tmp_path):
     url = tmp_path / "journal.log"
     fingerprint = {"n_rows": 90}
@@ -218,8 +340,8 @@ def test_stored_study_is_shared_and_checked(problem, tmp_path):
         problem, storage=url, study_name="s", fingerprint=fingerprint, n_trials=2
     )
     trials = outcome.study.trials
-    assert len(trials) == 3  # the defaults are not enqueued twice
-    assert [t.params["encoder"] for t in trials[:2]] == ["minhash", "gamma_poisson"]
+    assert len(trials) == 3  # the portfolio is not enqueued twice
+    assert trials[0].params == default_params("minhash")
     with pytest.raises(ValueError, match="made for other data or settings"):
         _tune(problem, storage=url, study_name="s", fingerprint={"n_rows": 91})
 
@@ -227,10 +349,11 @@ def test_stored_study_is_shared_and_checked(problem, tmp_path):
 def test_leaderboard_of_an_empty_study():
     board = leaderboard(optuna.create_study())
     assert board.empty
-    assert list(board.columns[:6]) == [
+    assert list(board.columns[:7]) == [
         "trial",
         "state",
         "score",
+        "score_std",
         "duration_s",
         "encoder",
         "n_components",

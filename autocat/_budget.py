@@ -1,0 +1,85 @@
+"""Deadlines that long computations check between steps, so a time budget can cut them.
+
+:func:`auto_fit` runs the search inside :func:`budget_scope`; the slow loops of the
+encoders and of the table vectorizer call :func:`check_budget` between columns,
+passes and mini-batches, which raises :class:`BudgetExhausted` once the deadline has
+passed or the search was cancelled (Ctrl-C). Outside a scope the checks cost one
+context-variable lookup and never raise. The scope lives in a context variable, so
+each thread of a search sees its own; pools that run work for a scope must copy the
+context (:func:`contextvars.copy_context`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = ["Budget", "BudgetExhausted", "budget_scope", "check_budget"]
+
+
+class BudgetExhausted(Exception):
+    """Raised inside a :func:`budget_scope` once its deadline has passed."""
+
+
+class Budget:
+    """A deadline on ``time.monotonic()`` and a cancellation flag.
+
+    Parameters
+    ----------
+    deadline : float or None
+        ``time.monotonic()`` after which work stops; ``None``: no deadline.
+    """
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.cancelled = False
+
+    def exhausted(self) -> bool:
+        """Whether work under this budget must stop now."""
+        if self.cancelled:
+            return True
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    def left(self) -> float:
+        """Seconds left (``inf`` without a deadline, 0 once cancelled)."""
+        if self.cancelled:
+            return 0.0
+        if self.deadline is None:
+            return float("inf")
+        return max(0.0, self.deadline - time.monotonic())
+
+    def cancel(self) -> None:
+        """Stop all work under this budget at its next check."""
+        self.cancelled = True
+
+
+_CURRENT: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(
+    "autocat_budget", default=None
+)
+
+
+@contextlib.contextmanager
+def budget_scope(budget: Budget | None) -> Iterator[Budget | None]:
+    """Make ``budget`` the one that :func:`check_budget` checks in this context."""
+    token = _CURRENT.set(budget)
+    try:
+        yield budget
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_budget() -> Budget | None:
+    """Return the budget of this context, if any."""
+    return _CURRENT.get()
+
+
+def check_budget() -> None:
+    """Raise :class:`BudgetExhausted` if this context's budget is spent."""
+    budget = _CURRENT.get()
+    if budget is not None and budget.exhausted():
+        raise BudgetExhausted("the time budget of this computation is spent")

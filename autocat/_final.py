@@ -1,0 +1,393 @@
+"""The final model of a search: ensemble selection, refits or fold models, honest score.
+
+:func:`final_model` turns the finished trials of :func:`~autocat._tuning.tune` into
+what :func:`~autocat.auto_fit` returns. Greedy ensemble selection runs on the
+trials' out-of-fold predictions; each member is then refit on all rows when the
+time budget allows it, and otherwise is the average of the models the search
+already trained on its folds, so the result is always fully trained. The score
+reported for the final model is cross-validated over the rows: the selection is
+made on all folds but one and scored on the one left out, in turn.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from sklearn.pipeline import Pipeline
+
+from autocat._budget import Budget, BudgetExhausted, budget_scope
+from autocat._ensemble import EnsembleModel, greedy_ensemble, score_predictions
+from autocat._recipe import Recipe
+from autocat._trials import (
+    EARLY_STOPPING_ROUNDS,
+    MAX_ROUNDS,
+    STOP_FRACTION,
+    BudgetCallback,
+    TrialRecord,
+    inner_splits,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pandas as pd
+
+    from autocat._tuning import TuneOutcome
+
+__all__ = [
+    "FALLBACK_ROWS",
+    "REFIT_MARGIN",
+    "FinalModel",
+    "fallback_model",
+    "final_model",
+    "refit_seconds",
+    "warm_kernels",
+]
+
+logger = logging.getLogger("autocat")
+
+# A refit is started only if its estimate times this margin fits in the time left.
+REFIT_MARGIN = 1.3
+# Rows of the model returned when a time budget allows no trial to finish.
+FALLBACK_ROWS = 1_000
+# Groups of validation rows for the cross-validated score of a holdout search.
+_HOLDOUT_GROUPS = 5
+_WARM = False
+
+
+@dataclass
+class FinalModel:
+    """The model :func:`final_model` built, and how.
+
+    Attributes
+    ----------
+    model : estimator
+        The ensemble (or, without one, the best trial's model).
+    pipeline : sklearn.pipeline.Pipeline
+        The best trial's pipeline.
+    members : list of dict
+        One per member: ``trial``, ``weight``, ``fit`` (``'refit'`` on all rows,
+        or ``'fold models'``), ``score``.
+    cv_score : float
+        Cross-validated score of the selection.
+    seconds : float
+        Time spent building the final model.
+    notes : list of str
+        Sentences for :meth:`AutoResult.summary`.
+    """
+
+    model: Any
+    pipeline: Pipeline
+    members: list[dict[str, Any]]
+    cv_score: float
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+
+def warm_kernels() -> None:
+    """Compile the encoders' kernels on a few rows, once per process.
+
+    The first call in a fresh environment compiles (or loads from numba's
+    cache) every kernel; doing it here keeps that time out of the timing of the
+    first trial, which plans the budget.
+    """
+    global _WARM
+    if _WARM:
+        return
+    import pandas as pd
+
+    from autocat._gamma_poisson import GammaPoissonEncoder
+    from autocat._minhash import MinHashEncoder
+
+    words = pd.DataFrame({"w": ["police officer", "bus operator", "nurse", "fire"]})
+    MinHashEncoder(n_components=4).fit_transform(words)
+    GammaPoissonEncoder(n_components=2, max_iter=2, random_state=0).fit_transform(words)
+    _WARM = True
+
+
+def refit_seconds(record: TrialRecord, n_rows: int, fit_rows: float) -> float:
+    """Estimated seconds of refitting ``record`` on ``n_rows`` rows."""
+    if not record.fold_seconds:
+        return 0.0
+    per_fold = float(np.median(record.fold_seconds))
+    return per_fold * n_rows / max(1.0, fit_rows)
+
+
+def fallback_model(
+    X: pd.DataFrame, y: np.ndarray, task: str, random_state: int, n_threads: int
+) -> Pipeline:
+    """Train the paper's recipe on at most :data:`FALLBACK_ROWS` rows.
+
+    Built before a time-budgeted search, so that a fully trained model exists
+    even if no trial finishes in time. Every class keeps at least one row.
+    """
+    rng = np.random.default_rng(random_state)
+    if len(y) <= FALLBACK_ROWS:
+        rows = np.arange(len(y))
+    else:
+        rows = rng.choice(len(y), FALLBACK_ROWS, replace=False)
+        if task != "regression":
+            _, first = np.unique(y, return_index=True)
+            rows = np.union1d(rows, first)
+        rows = np.sort(rows)
+    (fit, stop), = inner_splits([(rows, rows)], y, task, random_state)  # fmt: skip
+    recipe = Recipe(task, random_state=random_state, n_jobs=n_threads)
+    vectorizer = recipe.build_vectorizer()
+    X_rows = vectorizer.fit_transform(X.iloc[rows], y[rows])
+    model = recipe.build_model(
+        n_estimators=MAX_ROUNDS, early_stopping_rounds=EARLY_STOPPING_ROUNDS
+    )
+    y_rows = y[rows]
+    model.fit(
+        X_rows[fit], y_rows[fit], eval_set=[(X_rows[stop], y_rows[stop])], verbose=False
+    )
+    return Pipeline([("vectorizer", vectorizer), ("model", model)])
+
+
+def _validated_rows(records: Sequence[TrialRecord]) -> np.ndarray:
+    oof = records[0].oof
+    assert oof is not None
+    valid = ~np.isnan(oof if oof.ndim == 1 else oof[:, 0])
+    for record in records[1:]:
+        other = record.oof
+        assert other is not None
+        valid &= ~np.isnan(other if other.ndim == 1 else other[:, 0])
+    return np.asarray(valid)
+
+
+def _select(
+    predictions: list[np.ndarray],
+    y: np.ndarray,
+    metric: str,
+    task: str,
+    ensemble: bool,
+) -> np.ndarray:
+    """Weights of the candidates: greedy ensemble, or all on the best one."""
+    if ensemble and len(predictions) > 1:
+        return np.asarray(greedy_ensemble(predictions, y, metric, task=task))
+    scores = [score_predictions(y, p, metric, task=task) for p in predictions]
+    weights = np.zeros(len(predictions))
+    weights[int(np.argmax(scores))] = 1.0
+    return weights
+
+
+def _groups(
+    splits: Sequence[tuple[np.ndarray, np.ndarray]], n_rows: int, random_state: int
+) -> np.ndarray:
+    """Group of each validated row: its fold, or a random fifth of a holdout."""
+    groups = np.full(n_rows, -1)
+    if len(splits) > 1:
+        for fold, (_, valid) in enumerate(splits):
+            groups[valid] = fold
+        return groups
+    valid = splits[0][1]
+    rng = np.random.default_rng([random_state, 17])
+    groups[valid] = rng.permutation(len(valid)) % _HOLDOUT_GROUPS
+    return groups
+
+
+def _cross_validated_score(
+    predictions: list[np.ndarray],
+    y: np.ndarray,
+    metric: str,
+    task: str,
+    ensemble: bool,
+    groups: np.ndarray,
+) -> float:
+    """Score of the selection procedure on rows it did not see, averaged."""
+    scores = []
+    for group in np.unique(groups[groups >= 0]):
+        chosen = groups == group
+        others = (groups >= 0) & ~chosen
+        if not others.any():
+            continue
+        weights = _select([p[others] for p in predictions], y[others], metric, task,
+                          ensemble)  # fmt: skip
+        blend = sum(w * p[chosen] for w, p in zip(weights, predictions, strict=True))
+        try:
+            scores.append(score_predictions(y[chosen], blend, metric, task=task))
+        except ValueError:  # e.g. one class only in a small group
+            continue
+    return float(np.mean(scores)) if scores else float("nan")
+
+
+def final_model(
+    outcome: TuneOutcome,
+    X: pd.DataFrame,
+    y: np.ndarray,
+    task: str,
+    metric: str,
+    splits: Sequence[tuple[np.ndarray, np.ndarray]],
+    random_state: int,
+    n_threads: int,
+    deadline: float | None,
+    ensemble: bool,
+    vectorizer_params: dict[str, Any] | None = None,
+) -> FinalModel:
+    """Select members among the finished trials and build the final model.
+
+    Parameters
+    ----------
+    outcome : TuneOutcome
+        The search, with its records (best first).
+    X, y : DataFrame, ndarray
+        The training rows and encoded target.
+    task, metric : str
+        The task and scorer name.
+    splits : sequence of (train, valid)
+        The folds the records were scored on (only the first ``outcome.n_folds``).
+    random_state, n_threads : int
+        Seed, and threads of the refits.
+    deadline : float or None
+        ``time.monotonic()`` by which the model must be finished.
+    ensemble : bool
+        Greedy ensemble selection, or the single best trial.
+    vectorizer_params : dict, optional
+        Set on every rebuilt vectorizer (as in the search).
+
+    Returns
+    -------
+    FinalModel
+    """
+    start = time.monotonic()
+    records = [r for r in outcome.records if r.oof is not None]
+    used = list(splits[: outcome.n_folds])
+    rows = _validated_rows(records)
+    predictions = [np.asarray(r.oof)[rows] for r in records]
+    weights = _select(predictions, y[rows], metric, task, ensemble)
+    groups = _groups(used, len(y), random_state)[rows]
+    cv_score = _cross_validated_score(
+        predictions, y[rows], metric, task, ensemble, groups
+    )
+    budget = Budget(deadline)
+    fit_rows = len(used[0][0]) * (1 - STOP_FRACTION)
+    order = [int(i) for i in np.argsort(-weights, kind="stable") if weights[i] > 0]
+    estimators: list[Any] = []
+    members: list[dict[str, Any]] = []
+    notes: list[str] = []
+    best_pipeline = None
+    for index in order:
+        record = records[index]
+        estimate = refit_seconds(record, len(y), fit_rows)
+        fitted = None
+        if budget.left() >= REFIT_MARGIN * estimate:
+            fitted = _refit(record, X, y, task, random_state, n_threads, budget,
+                            vectorizer_params)  # fmt: skip
+        how = "refit"
+        if fitted is None:
+            fitted = _fold_models(record, X, y, task, used, random_state,
+                                  vectorizer_params)  # fmt: skip
+            how = "fold models"
+        if index == 0:
+            best_pipeline = fitted
+        estimators.append(fitted)
+        members.append(
+            {"trial": record.number, "weight": float(weights[index]), "fit": how,
+             "score": record.score}
+        )  # fmt: skip
+    if best_pipeline is None:  # the best trial is not a member: its own model
+        best = records[0]
+        best_pipeline = None
+        if budget.left() >= REFIT_MARGIN * refit_seconds(best, len(y), fit_rows):
+            best_pipeline = _refit(best, X, y, task, random_state, n_threads, budget,
+                                   vectorizer_params)  # fmt: skip
+        if best_pipeline is None:
+            best_pipeline = _fold_models(best, X, y, task, used[:1], random_state,
+                                         vectorizer_params)  # fmt: skip
+    if any(m["fit"] == "fold models" for m in members):
+        n_bagged = sum(m["fit"] == "fold models" for m in members)
+        notes.append(
+            f"{n_bagged} of {len(members)} member(s) are the average of their "
+            "fold models: the time budget left no time to refit them on all rows"
+        )
+    if len(estimators) == 1:
+        model: Any = estimators[0]
+    else:
+        model = EnsembleModel.from_fitted(
+            estimators,
+            [m["weight"] for m in members],
+            task=task,
+            trial_numbers=[int(m["trial"]) for m in members],
+        )
+    pipeline = _single_pipeline(best_pipeline)
+    return FinalModel(
+        model=model,
+        pipeline=pipeline,
+        members=members,
+        cv_score=cv_score,
+        seconds=time.monotonic() - start,
+        notes=notes,
+    )
+
+
+def _single_pipeline(fitted: Any) -> Pipeline:
+    """Return a plain Pipeline: the model itself, or its first fold model."""
+    if isinstance(fitted, Pipeline):
+        return fitted
+    return fitted.members_[0]
+
+
+def _recipe(
+    record: TrialRecord, task: str, random_state: int, n_threads: int
+) -> Recipe:
+    return Recipe(task, random_state=random_state, n_jobs=n_threads, **record.params)
+
+
+def _vectorizer(recipe: Recipe, vectorizer_params: dict[str, Any] | None) -> Any:
+    vectorizer = recipe.build_vectorizer()
+    if vectorizer_params:
+        vectorizer.set_params(**vectorizer_params)
+    return vectorizer
+
+
+def _refit(
+    record: TrialRecord,
+    X: pd.DataFrame,
+    y: np.ndarray,
+    task: str,
+    random_state: int,
+    n_threads: int,
+    budget: Budget,
+    vectorizer_params: dict[str, Any] | None,
+) -> Pipeline | None:
+    """Refit a trial on all rows; ``None`` if the budget cut it."""
+    recipe = _recipe(record, task, random_state, n_threads)
+    guard = BudgetCallback(budget)
+    try:
+        with budget_scope(budget):
+            vectorizer = _vectorizer(recipe, vectorizer_params)
+            encoded = vectorizer.fit_transform(X, y)
+        model = recipe.build_model(n_estimators=record.n_estimators, callbacks=[guard])
+        model.fit(encoded, y)
+    except BudgetExhausted:
+        return None
+    if guard.cut:
+        logger.info("the refit of trial %d was cut by the budget", record.number)
+        return None
+    model.set_params(callbacks=None)
+    return Pipeline([("vectorizer", vectorizer), ("model", model)])
+
+
+def _fold_models(
+    record: TrialRecord,
+    X: pd.DataFrame,
+    y: np.ndarray,
+    task: str,
+    splits: Sequence[tuple[np.ndarray, np.ndarray]],
+    random_state: int,
+    vectorizer_params: dict[str, Any] | None,
+) -> Any:
+    """Average the trial's fold models, each behind its fold's vectorizer."""
+    recipe = _recipe(record, task, random_state, 1)
+    pipelines = []
+    for (train, _), model in zip(splits, record.models, strict=False):
+        vectorizer = _vectorizer(recipe, vectorizer_params).fit(X.iloc[train], y[train])
+        pipelines.append(Pipeline([("vectorizer", vectorizer), ("model", model)]))
+    if len(pipelines) == 1:
+        return pipelines[0]
+    weights = [1.0 / len(pipelines)] * len(pipelines)
+    return EnsembleModel.from_fitted(pipelines, weights, task=task)

@@ -1,0 +1,560 @@
+"""One trial of the search: cached encodings, honestly early-stopped fold models.
+
+A trial fits the recipe's vectorizer on each fold's training rows (or reuses the
+cached encoding of an earlier trial with the same vectorizer), trains XGBoost on
+the fold's *fit* rows with early stopping on its *stop* rows
+(:func:`inner_splits`), then scores the fold's validation rows once. It leaves a
+:class:`TrialRecord`: scores, out-of-fold predictions and the fold models.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import optuna
+import xgboost
+
+from autocat._budget import Budget, BudgetExhausted, budget_scope
+from autocat._recipe import VECTORIZER_PARAMS, Recipe
+from autocat._search_space import SEARCH_SPACE
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    import pandas as pd
+
+__all__ = [
+    "EARLY_STOPPING_ROUNDS",
+    "MAX_ROUNDS",
+    "MIN_CV_TRIALS",
+    "PRUNE_EVERY",
+    "STOP_FRACTION",
+    "BudgetCallback",
+    "EncodingCache",
+    "TrialRecord",
+    "TrialRunner",
+    "inner_split",
+    "inner_splits",
+]
+
+logger = logging.getLogger("autocat")
+
+# XGBoost grows at most this many trees per fold; early stopping picks fewer.
+MAX_ROUNDS = 1000
+EARLY_STOPPING_ROUNDS = 50
+# Share of a fold's training rows that choose the number of trees (never scored).
+STOP_FRACTION = 0.2
+# With a time budget, k-fold CV is kept only if this many trials fit in it;
+# otherwise every trial uses the first fold as a holdout (k times cheaper).
+MIN_CV_TRIALS = 10
+# Pruning: the stop rows' loss is reported to Optuna every this many rounds.
+PRUNE_EVERY = 10
+
+
+class EncodingCache:
+    """Encoded fold matrices, shared by trials with the same vectorizer.
+
+    Encoding is deterministic given the vectorizer's parameters and the fold,
+    so trials that differ only in XGBoost's parameters reuse it. One cache serves
+    one table and one set of folds. Thread-safe:
+    two trials asking for the same entry at once compute it once. Least recently
+    used entries are dropped beyond ``max_bytes``.
+
+    Parameters
+    ----------
+    max_bytes : int, default=2**30
+        Memory budget of the cached matrices.
+
+    Attributes
+    ----------
+    hits, misses : int
+        Lookups served from the cache and encodings computed.
+    encode_seconds : float
+        Time spent encoding (misses only).
+    distinct : dict
+        Per fold, the number of distinct values of each string column of its
+        training part, which decides what a cardinality threshold changes.
+    """
+
+    def __init__(self, max_bytes: int = 2**30) -> None:
+        self.max_bytes = max_bytes
+        self.hits = 0
+        self.misses = 0
+        self.encode_seconds = 0.0
+        self._entries: OrderedDict[Any, tuple[Any, Any, float]] = OrderedDict()
+        # Per fold: distinct values of each string column of its training part.
+        self.distinct: dict[int, dict[str, int]] = {}
+        self._locks: dict[Any, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def hit_rate(self) -> float:
+        """Fraction of lookups served from the cache (``nan`` before any)."""
+        total = self.hits + self.misses
+        return self.hits / total if total else math.nan
+
+    def get(
+        self, key: Any, compute: Callable[[], tuple[Any, Any]]
+    ) -> tuple[Any, Any, float]:
+        """Return ``(X_train, X_valid, seconds to encode)``, computing on a miss."""
+        with self._lock:
+            key_lock = self._locks.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:
+                if key in self._entries:
+                    self.hits += 1
+                    self._entries.move_to_end(key)
+                    return self._entries[key]
+            start = time.perf_counter()
+            X_train, X_valid = compute()
+            seconds = time.perf_counter() - start
+            entry = (X_train, X_valid, seconds)
+            with self._lock:
+                self.misses += 1
+                self.encode_seconds += seconds
+                self._entries[key] = entry
+                self._evict()
+            return entry
+
+    def put(self, key: Any, entry: tuple[Any, Any, float]) -> tuple[Any, Any, float]:
+        """Store an encoding computed outside :meth:`get` (counted as a miss)."""
+        with self._lock:
+            self.misses += 1
+            self.encode_seconds += entry[2]
+            self._entries.setdefault(key, entry)
+            self._evict()
+        return entry
+
+    def _evict(self) -> None:
+        sizes = {k: _nbytes(v[0]) + _nbytes(v[1]) for k, v in self._entries.items()}
+        while len(self._entries) > 1 and sum(sizes.values()) > self.max_bytes:
+            oldest, _ = self._entries.popitem(last=False)
+            sizes.pop(oldest)
+
+
+def _nbytes(X: Any) -> int:
+    if isinstance(X, tuple):
+        return sum(_nbytes(item) for item in X)
+    if hasattr(X, "data") and hasattr(X, "indices"):  # scipy sparse
+        return int(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes)
+    return int(getattr(X, "nbytes", 0))
+
+
+def inner_split(
+    train_indices: np.ndarray,
+    y: np.ndarray,
+    task: str,
+    random_state: int,
+    fraction: float = 0.2,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Split a fold's training rows into rows to fit and rows to stop boosting on.
+
+    The early-stopping rows then come from the training part, and the fold's
+    validation rows judge a number of trees they did not choose. Classification
+    keeps every class in ``fit_idx``: a class with ``n >= 2`` rows gives about
+    ``fraction * n`` of them (at most ``n - 1``) to ``stop_idx``, the total
+    being ``round(fraction * len(train_indices))`` rows or fewer when small
+    classes cannot give them; classes with one row go to ``fit_idx`` only.
+
+    Parameters
+    ----------
+    train_indices : ndarray of int
+        Row indices of the fold's training part.
+    y : ndarray of shape (n_samples,)
+        The whole target (float values or class codes), indexed by
+        ``train_indices``.
+    task : {'regression', 'binary', 'multiclass'}
+        The task.
+    random_state : int
+        Seeds the draw: the same arguments give the same split.
+    fraction : float, default=0.2
+        Share of the rows that go to ``stop_idx`` (at least one row).
+
+    Returns
+    -------
+    fit_idx, stop_idx : ndarray of int
+        Sorted subsets of ``train_indices``. ``stop_idx`` is empty only when no
+        class has 2 rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._trials import inner_split
+    >>> y = np.array([0] * 8 + [1] * 4 + [2])
+    >>> fit, stop = inner_split(np.arange(13), y, "multiclass", 0, fraction=0.25)
+    >>> np.bincount(y[fit], minlength=3), np.bincount(y[stop], minlength=3)
+    (array([6, 3, 1]), array([2, 1, 0]))
+    """
+    if not 0 < fraction < 1:
+        raise ValueError(f"fraction must be in (0, 1), got {fraction!r}.")
+    train = np.asarray(train_indices)
+    if len(train) < 2:
+        raise ValueError(f"inner_split needs at least 2 rows, got {len(train)}.")
+    perm = np.random.default_rng(random_state).permutation(train)
+    wanted = min(max(1, round(fraction * len(train))), len(train) - 1)
+    if task == "regression":
+        return np.sort(perm[wanted:]), np.sort(perm[:wanted])
+    labels = np.unique(y[perm], return_inverse=True)[1]
+    counts = np.bincount(labels)
+    caps = np.maximum(counts - 1, 0)
+    quota = fraction * counts * (counts >= 2)
+    take = np.minimum(np.floor(quota), caps).astype(np.int64)
+    wanted = min(wanted, int(caps.sum()))
+    while take.sum() < wanted:  # largest remainder first; ties: lowest code
+        room = np.where(take < caps, quota - take, -np.inf)
+        take[int(np.argmax(room))] += 1
+    order = np.argsort(labels, kind="stable")  # by class, permuted within
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rank = np.empty(len(perm), dtype=np.int64)
+    rank[order] = np.arange(len(perm)) - start[labels[order]]
+    stop = rank < take[labels]
+    return np.sort(perm[~stop]), np.sort(perm[stop])
+
+
+def inner_splits(
+    splits: Sequence[tuple[np.ndarray, np.ndarray]],
+    y: np.ndarray,
+    task: str,
+    random_state: int,
+    fraction: float = STOP_FRACTION,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Split each fold's training part into *fit* and *stop* rows.
+
+    Parameters
+    ----------
+    splits : sequence of (train, valid) index arrays
+        The outer folds.
+    y : ndarray
+        The target (class codes for classification).
+    task : {'regression', 'binary', 'multiclass'}
+        The task; see :func:`inner_split`.
+    random_state : int
+        Seed of the splits (each fold draws its own).
+    fraction : float, default=0.2
+        Share of the training rows that early stopping watches.
+
+    Returns
+    -------
+    list of (fit, stop) arrays
+        Positions into each fold's ``train`` array (not row indices), sorted.
+    """
+    out = []
+    for fold, (train, _) in enumerate(splits):
+        train = np.asarray(train)
+        seed = int(np.random.default_rng([random_state, fold]).integers(2**31))
+        fit_rows, stop_rows = inner_split(train, y, task, seed, fraction)
+        order = np.argsort(train, kind="stable")
+        fit = np.sort(order[np.searchsorted(train[order], fit_rows)])
+        stop = np.sort(order[np.searchsorted(train[order], stop_rows)])
+        out.append((fit, stop))
+    return out
+
+
+class BudgetCallback(xgboost.callback.TrainingCallback):
+    """Stop boosting once ``budget`` is spent, and remember that it cut the model."""
+
+    def __init__(self, budget: Budget) -> None:
+        super().__init__()
+        self.budget = budget
+        self.cut = False
+
+    def after_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
+        if self.budget.exhausted():
+            self.cut = True
+        return self.cut
+
+
+class _PruneCallback(xgboost.callback.TrainingCallback):
+    """Report the stop rows' loss to Optuna every few rounds; prune when told.
+
+    Optuna's pruners compare with *complete* trials only, and trials are told a
+    batch at a time, so the decision does not depend on which trial of a batch
+    runs first.
+    """
+
+    def __init__(self, trial: optuna.Trial) -> None:
+        super().__init__()
+        self.trial = trial
+
+    def after_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
+        if (epoch + 1) % PRUNE_EVERY:
+            return False
+        losses = next(iter(evals_log.values()))
+        loss = float(next(iter(losses.values()))[-1])
+        self.trial.report(-loss, epoch + 1)
+        if self.trial.should_prune():
+            raise optuna.TrialPruned(f"pruned at round {epoch + 1}")
+        return False
+
+
+@dataclass
+class TrialRecord:
+    """What a finished trial leaves for ensembles and the final model.
+
+    Attributes
+    ----------
+    number : int
+        The Optuna trial number.
+    params : dict
+        Flat recipe parameters.
+    fold_scores : list of float
+        Validation score of each fold.
+    oof : ndarray or None
+        Float32 out-of-fold predictions: values (regression) or class
+        probabilities (classification); NaN on rows no fold validated.
+    models : list
+        The fitted XGBoost model of each fold (trained on its fit rows).
+    rounds : list of int
+        Trees chosen by early stopping on each fold.
+    fold_seconds : list of float
+        Cost of each fold from scratch (encoding included).
+    """
+
+    number: int
+    params: dict[str, Any]
+    fold_scores: list[float] = field(default_factory=list)
+    oof: np.ndarray | None = None
+    models: list[Any] = field(default_factory=list)
+    rounds: list[int] = field(default_factory=list)
+    fold_seconds: list[float] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        """Mean validation score over folds."""
+        return float(np.mean(self.fold_scores))
+
+    @property
+    def n_estimators(self) -> int:
+        """Trees of a refit: the mean of the folds' early-stopping choices."""
+        return max(1, round(float(np.mean(self.rounds))))
+
+
+def _take(X: Any, rows: np.ndarray) -> Any:
+    return X[rows]
+
+
+def _predict(model: Any, X: Any, task: str) -> np.ndarray:
+    if task == "regression":
+        return np.asarray(model.predict(X), dtype=np.float32)
+    return np.asarray(model.predict_proba(X), dtype=np.float32)
+
+
+class TrialRunner:
+    """Trials of one search: encoding (cached), fold models, scores, records."""
+
+    def __init__(
+        self,
+        *,
+        X: pd.DataFrame,
+        y: np.ndarray,
+        task: str,
+        scorer: Any,
+        splits: Sequence[tuple[np.ndarray, np.ndarray]],
+        inner: Sequence[tuple[np.ndarray, np.ndarray]],
+        n_folds: int,
+        random_state: int,
+        xgb_threads: int,
+        cache: EncodingCache,
+        budget: Budget,
+        n_classes: int,
+        vectorizer_params: dict[str, Any],
+    ) -> None:
+        self.X = X
+        self.y = y
+        self.task = task
+        self.scorer = scorer
+        self.splits = splits
+        self.inner = inner
+        self.n_folds = n_folds
+        self.random_state = random_state
+        self.xgb_threads = xgb_threads
+        self.cache = cache
+        self.budget = budget
+        self.n_classes = n_classes
+        self.vectorizer_params = vectorizer_params
+
+    # -- encoding -------------------------------------------------------------
+    def recipe(self, params: dict[str, Any]) -> Recipe:
+        return Recipe(
+            self.task,
+            random_state=self.random_state,
+            n_jobs=self.xgb_threads,
+            **params,
+        )
+
+    def vectorizer(self, recipe: Recipe) -> Any:
+        vectorizer = recipe.build_vectorizer()
+        if self.vectorizer_params:
+            vectorizer.set_params(**self.vectorizer_params)
+        return vectorizer
+
+    def _encode(self, recipe: Recipe, fold: int) -> tuple[Any, Any]:
+        train, valid = self.splits[fold]
+        vectorizer = self.vectorizer(recipe)
+        X_train = vectorizer.fit_transform(self.X.iloc[train], self.y[train])
+        X_valid = vectorizer.transform(self.X.iloc[valid])
+        plan = vectorizer.describe()
+        text = plan["kind"].isin(["low_cardinality", "high_cardinality"])
+        distinct = dict(
+            zip(plan["column"][text], plan["n_distinct"][text], strict=True)
+        )
+        self.cache.distinct.setdefault(fold, distinct)
+        nested = _nested_minhash_columns(vectorizer, recipe)
+        return X_train, (X_valid, nested)
+
+    def _key(self, recipe: Recipe, fold: int) -> Any:
+        """Return what the encoding of ``fold`` depends on (None before known).
+
+        Thresholds that split the string columns alike give the same plan, and
+        min-hash coordinates are nested (``d=10`` is the first 10 columns of
+        ``d=100``): both share one cache entry.
+        """
+        distinct = self.cache.distinct.get(fold)
+        if distinct is None:
+            return None
+        params = {k: v for k, v in recipe.params().items() if k in VECTORIZER_PARAMS}
+        threshold = params.pop("cardinality_threshold", None)
+        high = tuple(sorted(c for c, n in distinct.items() if threshold is None
+                            or n > threshold))  # fmt: skip
+        if not high:
+            params = {}
+        elif params.get("encoder") == "minhash":
+            params.pop("n_components", None)
+        return (fold, high, tuple(sorted(params.items())), recipe.random_state)
+
+    def encoded(self, recipe: Recipe, fold: int) -> tuple[Any, Any, float]:
+        """Return ``(X_train, X_valid, seconds)`` of a fold, from the cache if can."""
+        if recipe.params().get("encoder") == "minhash":
+            # Encode at the largest dimension once; smaller ones are its columns.
+            wide = self.recipe({**recipe.params(), "n_components": _MAX_COMPONENTS})
+        else:
+            wide = recipe
+        key = self._key(wide, fold)
+        compute = functools.partial(self._encode, wide, fold)
+        if key is not None:
+            X_train, (X_valid, nested), seconds = self.cache.get(key, compute)
+        else:
+            start = time.perf_counter()
+            X_train, (X_valid, nested) = compute()
+            seconds = time.perf_counter() - start
+            entry = (X_train, (X_valid, nested), seconds)
+            self.cache.put(self._key(wide, fold), entry)
+        if nested is not None and wide is not recipe:
+            keep = nested(int(recipe.params()["n_components"]))
+            if len(keep) < X_train.shape[1]:
+                X_train, X_valid = X_train[:, keep], X_valid[:, keep]
+        return X_train, X_valid, seconds
+
+    # -- one trial --------------------------------------------------------------
+    def run(self, trial: optuna.Trial | None, params: dict[str, Any]) -> TrialRecord:
+        """Score ``params`` on every fold; raise BudgetExhausted if cut."""
+        number = -1 if trial is None else trial.number
+        record = TrialRecord(number=number, params=dict(params))
+        recipe = self.recipe(params)
+        fold = 0
+        while fold < self.n_folds:
+            if self.budget.exhausted():
+                raise BudgetExhausted(f"trial {number} cut by the time budget")
+            start = time.perf_counter()
+            with budget_scope(self.budget):
+                X_train, X_valid, encode_s = self.encoded(recipe, fold)
+            train, valid = self.splits[fold]
+            fit, stop = self.inner[fold]
+            guard = BudgetCallback(self.budget)
+            callbacks: list[Any] = [guard]
+            if trial is not None and fold == 0:
+                callbacks.append(_PruneCallback(trial))
+            model = recipe.build_model(
+                n_estimators=MAX_ROUNDS,
+                early_stopping_rounds=EARLY_STOPPING_ROUNDS,
+                callbacks=callbacks,
+            )
+            y_train = self.y[train]
+            model.fit(
+                _take(X_train, fit),
+                y_train[fit],
+                eval_set=[(_take(X_train, stop), y_train[stop])],
+                verbose=False,
+            )
+            if guard.cut:
+                raise BudgetExhausted(f"trial {number} cut by the time budget")
+            model.set_params(callbacks=None)
+            predictions = _predict(model, X_valid, self.task)
+            score = float(self.scorer(model, X_valid, self.y[valid]))
+            if record.oof is None:
+                shape = (len(self.y),) if self.task == "regression" else (
+                    len(self.y), self.n_classes)  # fmt: skip
+                record.oof = np.full(shape, np.nan, dtype=np.float32)
+            record.oof[valid] = predictions
+            record.fold_scores.append(score)
+            record.rounds.append(int(model.best_iteration) + 1)
+            record.models.append(model)
+            # The cost of the fold from scratch (encoding even if cached): what a
+            # refit pays, scaled by its number of rows.
+            record.fold_seconds.append(time.perf_counter() - start + encode_s)
+            fold += 1
+            if fold == 1:
+                self.maybe_switch_to_holdout(record.fold_seconds[0])
+        return record
+
+    # -- protocol ---------------------------------------------------------------
+    def maybe_switch_to_holdout(self, fold_seconds: float) -> None:
+        """Keep k-fold CV only if :data:`MIN_CV_TRIALS` trials would fit."""
+        if self.switch is None or self.n_folds == 1:
+            return
+        capacity, budget_s = self.switch
+        self.switch = None  # decided once, on the first fold of the first trial
+        needed = fold_seconds * self.n_folds * MIN_CV_TRIALS / capacity
+        if needed > budget_s:
+            logger.info(
+                "one fold took %.2fs: %d %d-fold trials would not fit in %.0fs, so "
+                "every trial uses the first fold as a holdout",
+                fold_seconds,
+                MIN_CV_TRIALS,
+                self.n_folds,
+                budget_s,
+            )
+            self.n_folds = 1
+
+    switch: tuple[int, float] | None = None
+
+
+# The largest encoder dimension of the search space: min-hash trials encode at it.
+_MAX_COMPONENTS = max(
+    max(getattr(spec.distribution, "choices", ()) or (0,))
+    for spec in SEARCH_SPACE
+    if spec.name == "n_components"
+)
+
+
+def _nested_minhash_columns(vectorizer: Any, recipe: Recipe) -> Any:
+    """Return ``d -> columns`` selecting a smaller min-hash from a wide encoding.
+
+    Only for min-hash recipes; ``None`` otherwise.
+    """
+    if recipe.params().get("encoder") != "minhash":
+        return None
+    blocks = []
+    position = 0
+    for column, outputs in vectorizer.input_to_outputs_.items():
+        width = len(outputs)
+        minhash = vectorizer.column_kinds_.get(column) == "high_cardinality"
+        blocks.append((position, width, minhash))
+        position += width
+
+    def columns(d: int) -> np.ndarray:
+        keep = [
+            np.arange(start, start + (min(d, width) if minhash else width))
+            for start, width, minhash in blocks
+        ]
+        return np.concatenate(keep) if keep else np.array([], dtype=np.int64)
+
+    return columns

@@ -1,0 +1,235 @@
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import average_precision_score, log_loss
+from sklearn.model_selection import KFold, PredefinedSplit
+
+from autocat import Recipe, auto_fit
+from autocat._auto import _encode_target, make_splits
+from autocat._ensemble import fold_scorer
+from autocat._trials import inner_split
+
+
+def _multiclass(n=60, seed=0):
+    # Classes 'a', 'b', 'c' and one row of 'rare'.
+    rng = np.random.default_rng(seed)
+    jobs = rng.choice(["police officer", "bus operator", "nurse"], n)
+    df = pd.DataFrame({"job": jobs, "years": rng.integers(0, 30, n).astype(float)})
+    df["grade"] = np.where(df["years"] > 15, "senior", "junior")
+    df.loc[df["job"] == "nurse", "grade"] = "nurse grade"
+    df.loc[7, "grade"] = "rare"
+    return df
+
+
+def _codes(labels):
+    return np.unique(labels, return_inverse=True)[1]
+
+
+# --- single-row classes ----------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_class_with_one_row_fits_end_to_end():
+    df = _multiclass()
+    result = auto_fit(df, "grade", n_trials=2, cv=3, show_progress=False)
+    assert result.task_ == "multiclass"
+    assert "rare" in result.classes_.tolist()
+    assert np.isfinite(result.cv_score_)
+    assert result.predict_proba(df).shape == (len(df), 4)
+    assert result.score(df, df["grade"]) > 0.5
+
+
+@pytest.mark.parametrize("cv", [2, 3, 5])
+def test_single_row_classes_train_in_every_fold_and_validate_in_none(cv):
+    y = _codes(_multiclass()["grade"])
+    rare = np.flatnonzero(np.bincount(y)[y] == 1)
+    assert len(rare) == 1
+    folds = make_splits(None, y, "multiclass", cv, random_state=0)
+    assert len(folds) == cv
+    for train, valid in folds:
+        assert set(rare) <= set(train) and not set(rare) & set(valid)
+        assert set(np.unique(y[train])) == set(np.unique(y))  # XGBoost needs all
+        assert not set(train) & set(valid)
+    validated = np.sort(np.concatenate([valid for _, valid in folds]))
+    np.testing.assert_array_equal(validated, np.setdiff1d(np.arange(len(y)), rare))
+
+
+def test_two_row_classes_stay_in_every_training_part():
+    y = np.array([0] * 20 + [1] * 20 + [2, 2] + [3])
+    for train, valid in make_splits(None, y, "multiclass", 5, random_state=3):
+        assert np.all(np.bincount(y[train], minlength=4) >= 1)
+        assert np.bincount(y[valid], minlength=4)[2] <= 1
+
+
+def test_splits_are_deterministic_and_seeded():
+    y = _codes(_multiclass()["grade"])
+    first = make_splits(None, y, "multiclass", 3, random_state=0)
+    again = make_splits(None, y, "multiclass", 3, random_state=0)
+    other = make_splits(None, y, "multiclass", 3, random_state=1)
+    assert all(
+        np.array_equal(a, b) and np.array_equal(c, d)
+        for (a, c), (b, d) in zip(first, again, strict=True)
+    )
+    assert not all(
+        np.array_equal(a, b) for (a, _), (b, _) in zip(first, other, strict=True)
+    )
+
+
+def test_a_splitter_keeps_its_folds_but_single_row_classes_move_to_training():
+    y = np.array([0, 1] * 10 + [2])
+    folds = make_splits(None, y, "multiclass", KFold(4), random_state=0)
+    expected = list(KFold(4).split(y))
+    for (train, valid), (train0, valid0) in zip(folds, expected, strict=True):
+        np.testing.assert_array_equal(valid, np.setdiff1d(valid0, [20]))
+        np.testing.assert_array_equal(train, np.union1d(train0, [20]))
+
+
+def test_a_splitter_that_drops_a_class_from_training_is_a_clear_error():
+    y = np.array([0] * 6 + [1] * 6)
+    by_class = PredefinedSplit(test_fold=y)  # fold 0 trains on class 1 only
+    with pytest.raises(ValueError, match=r"fold 0 .* trains on no row of class"):
+        make_splits(None, y, "binary", by_class, random_state=0)
+
+
+def test_more_folds_than_rows_of_any_class_is_a_clear_error():
+    y = np.array([0, 0, 1, 1, 2, 2])
+    with pytest.raises(ValueError, match="cv=5 folds need at least 5 rows"):
+        make_splits(None, y, "multiclass", 5, random_state=0)
+
+
+def test_validation_folds_missing_a_class_still_score_with_log_loss():
+    # Class 2 has 2 rows: with 3 folds, one validation part lacks it.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(size=32)})
+    y = np.array([0, 1] * 15 + [2, 2])
+    scorer = fold_scorer("neg_log_loss", task="multiclass", n_classes=3)
+    absent = 0
+    for train, valid in make_splits(X, y, "multiclass", 3, random_state=0):
+        absent += 2 not in y[valid]
+        model = Recipe("multiclass", n_estimators=3).build_model()
+        model.fit(X.iloc[train], y[train])
+        proba = model.predict_proba(X.iloc[valid])
+        expected = -log_loss(y[valid], proba, labels=[0, 1, 2])
+        assert scorer(model, X.iloc[valid], y[valid]) == pytest.approx(expected)
+    assert absent >= 1
+
+
+# --- inner early-stopping split ------------------------------------------------
+
+
+def test_inner_split_keeps_every_class_for_fitting():
+    y = np.array([0] * 30 + [1] * 6 + [2, 2] + [3])
+    train = np.arange(len(y))
+    fit, stop = inner_split(train, y, "multiclass", random_state=0, fraction=0.2)
+    assert np.all(np.bincount(y[fit], minlength=4) >= 1)
+    assert 3 not in y[stop]  # one row: fit only
+    np.testing.assert_array_equal(np.sort(np.r_[fit, stop]), train)
+    assert len(stop) == round(0.2 * len(train))
+    # stratified: about a fifth of each class of more than a few rows
+    np.testing.assert_array_equal(np.bincount(y[stop], minlength=4)[:2], [6, 1])
+
+
+def test_inner_split_is_deterministic_and_uses_the_given_rows():
+    y = np.random.default_rng(0).normal(size=100)
+    train = np.arange(0, 100, 2)
+    fit, stop = inner_split(train, y, "regression", random_state=4)
+    again = inner_split(train, y, "regression", random_state=4)
+    assert np.array_equal(fit, again[0]) and np.array_equal(stop, again[1])
+    assert set(fit) | set(stop) == set(train) and len(stop) == 10
+    other = inner_split(train, y, "regression", random_state=5)[1]
+    assert not np.array_equal(stop, other)
+
+
+def test_inner_split_without_any_class_of_two_rows_stops_on_nothing():
+    y = np.array([0, 1, 2])
+    fit, stop = inner_split(np.arange(3), y, "multiclass", random_state=0)
+    assert len(stop) == 0 and len(fit) == 3
+    with pytest.raises(ValueError, match="fraction must be in"):
+        inner_split(np.arange(3), y, "multiclass", random_state=0, fraction=1.0)
+
+
+# --- pos_label -----------------------------------------------------------------
+
+
+def test_pos_label_gets_code_one():
+    y = np.array(["no", "yes", "yes", "no", "no"])
+    codes, classes = _encode_target(y, "binary")
+    assert classes.tolist() == ["no", "yes"] and codes.tolist() == [0, 1, 1, 0, 0]
+    codes, classes = _encode_target(y, "binary", pos_label="no")
+    assert classes.tolist() == ["yes", "no"] and codes.tolist() == [1, 0, 0, 1, 1]
+
+
+def _binary(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    jobs = rng.choice(["police officer", "bus operator", "nurse"], n)
+    df = pd.DataFrame({"job": jobs, "years": rng.integers(0, 30, n).astype(float)})
+    noisy = df["years"] + rng.normal(0, 8, n)
+    df["paid"] = np.where(noisy > 15, "high", "low")
+    return df
+
+
+@pytest.mark.slow
+def test_pos_label_flips_average_precision():
+    df = _binary()
+    kwargs = {"n_trials": 1, "cv": 2, "show_progress": False}
+    default = auto_fit(df, "paid", **kwargs)
+    flipped = auto_fit(df, "paid", pos_label="high", **kwargs)
+    assert default.classes_.tolist() == ["high", "low"]  # 'low' sorts last
+    assert flipped.classes_.tolist() == ["low", "high"]
+    for result, positive in [(default, "low"), (flipped, "high")]:
+        proba = result.predict_proba(df)[:, 1]
+        expected = average_precision_score(df["paid"] == positive, proba)
+        assert result.score(df, df["paid"]) == pytest.approx(expected)
+        assert (
+            result.predict(df).tolist()
+            == np.where(
+                proba > 0.5, positive, "high" if positive == "low" else "low"
+            ).tolist()
+        )
+    # the same model scores differently with the other class as positive
+    assert default.score(df, df["paid"]) != pytest.approx(flipped.score(df, df["paid"]))
+
+
+def test_pos_label_errors():
+    y = np.array(["no", "yes", "yes", "no"])
+    with pytest.raises(
+        ValueError, match=r"pos_label='Yes' is not a label .* \['no', 'yes'\]"
+    ):
+        _encode_target(y, "binary", pos_label="Yes", name="answer")
+    with pytest.raises(ValueError, match="a multiclass task"):
+        _encode_target(np.array([0, 1, 2, 2]), "multiclass", pos_label=1)
+    with pytest.raises(ValueError, match="a regression task"):
+        _encode_target(np.array([0.5, 1.5]), "regression", pos_label=1.5)
+    df = _binary(20).assign(grade=np.arange(20) % 3)
+    with pytest.raises(ValueError, match="pos_label=1 chooses the positive class"):
+        auto_fit(df, "grade", pos_label=1, n_trials=1)
+
+
+# --- single-valued and unlearnable targets ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("values", "task", "shown"),
+    [(["a"] * 12, "auto", "'a'"), ([3.5] * 12, "regression", "3.5")],
+)
+def test_a_single_valued_target_is_a_clear_error(values, task, shown):
+    df = _binary(12).assign(x=values)
+    with pytest.raises(ValueError) as error:
+        auto_fit(df, "x", task=task, n_trials=1)
+    message = str(error.value)
+    assert f"target 'x' has a single value {shown} in all 12 rows" in message
+    assert "nothing to learn" in message
+
+
+def test_a_single_valued_target_counts_rows_with_a_target():
+    df = _binary(12).assign(x=["a"] * 10 + [None] * 2)
+    with pytest.raises(ValueError, match="single value 'a' in all 10 rows"):
+        auto_fit(df, "x", n_trials=1)
+
+
+def test_only_one_class_with_two_rows_is_a_clear_error():
+    y = np.array(["a"] * 10 + ["b", "c"])
+    with pytest.raises(ValueError, match=r"\['b', 'c'\] have a single row"):
+        _encode_target(y, "multiclass", name="grade")
