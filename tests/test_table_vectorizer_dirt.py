@@ -432,3 +432,17 @@ def test_polars_nested_cells_and_null_batches():
     names = list(vectorizer.get_feature_names_out())
     assert np.isnan(out[0, names.index("day_year")])
     assert out[0, names.index("tags_[3]")] == 0.0
+
+
+def test_model_files_keep_tokens_and_time_zone_awareness():
+    from autocat._model_state import check_graph, read_members, write_archive
+
+    ages = [str(a) for a in range(20, 80)] + ["unknown"]
+    stamps = pd.to_datetime(["2020-01-01", "2021-01-01"] * 30 + ["2022-01-01"])
+    frame = pd.DataFrame({"age": ages, "t": stamps.tz_localize("UTC")})
+    fitted = TableVectorizer().fit(frame)
+    reader, graph = check_graph(read_members(write_archive(fitted, {}), "f"), "f")
+    loaded = reader.build(graph)
+    np.testing.assert_array_equal(loaded.transform(frame), fitted.transform(frame))
+    with pytest.raises(TypeError, match="naive"):
+        loaded.transform(frame.assign(t=stamps))
