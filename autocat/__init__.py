@@ -15,6 +15,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
 
     from autocat import datasets as datasets
     from autocat._auto import auto_fit as auto_fit
+    from autocat._column_kinds import (
+        SuspiciousColumnWarning as SuspiciousColumnWarning,
+    )
     from autocat._datetime import DatetimeEncoder as DatetimeEncoder
     from autocat._gamma_poisson import GammaPoissonEncoder as GammaPoissonEncoder
     from autocat._minhash import MinHashEncoder as MinHashEncoder
@@ -37,6 +40,7 @@ _SOURCES = {
     "GammaPoissonEncoder": "_gamma_poisson",
     "MinHashEncoder": "_minhash",
     "Recipe": "_recipe",
+    "SuspiciousColumnWarning": "_column_kinds",
     "TableVectorizer": "_table_vectorizer",
     "TextEncoder": "_text",
     "auto_fit": "_auto",

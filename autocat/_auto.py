@@ -16,6 +16,7 @@ from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from autocat._budget import BudgetExhausted
+from autocat._column_kinds import as_numbers
 from autocat._dataframe import is_pandas, is_polars, series_values, to_pandas
 from autocat._encoder_choice import check_specific
 from autocat._ensemble import fold_scorer
@@ -116,7 +117,7 @@ def _split_target(df: Any, target: Any) -> tuple[pd.DataFrame, np.ndarray, str]:
             raise ValueError(
                 f"target={target!r} is not a column of df.{hint} Columns: {names}"
             )
-        y = X[target].to_numpy()
+        y = _numbers_if_text(X[target].to_numpy())
         return X.drop(columns=[target]), y, target
     y = series_values(target)
     if y.ndim != 1:
@@ -128,7 +129,13 @@ def _split_target(df: Any, target: Any) -> tuple[pd.DataFrame, np.ndarray, str]:
         raise ValueError(
             f"target has {len(y)} values but df has {len(X)} rows; they must match."
         )
-    return X.reset_index(drop=True), y, "target"
+    return X.reset_index(drop=True), _numbers_if_text(y), "target"
+
+
+def _numbers_if_text(y: np.ndarray) -> np.ndarray:
+    """Read a target of numbers written as text ("100,235", "$1,234.50") as numbers."""
+    numbers = as_numbers(y)
+    return y if numbers is None else numbers
 
 
 def _check_args(

@@ -1,10 +1,12 @@
-"""Pure rules that decide the kind of a column and how its strings are read.
+"""Pure rules that decide the kind of a column, and why.
 
 Everything here works on the distinct values of one column (a 1-D numpy array)
 and a few counts, never on a dataframe, so that the rules are tested alone and
 cost time in the number of distinct values, not rows. :class:`TableVectorizer`
 calls :func:`decide` once per column at ``fit`` and records the
-:class:`Decision`; ``transform`` replays the recorded conversion.
+:class:`Decision`; ``transform`` replays the recorded conversion. How strings
+are read (numbers, dates, times) lives in ``autocat._parsing``; its functions are
+re-exported here.
 """
 
 from __future__ import annotations
@@ -12,24 +14,45 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from numbers import Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from autocat._parsing import (
+    detect_date_format,
+    detect_time_format,
+    is_missing,
+    is_number,
+    parse_dates,
+    parse_numbers,
+    parse_times,
+    sample_then_all,
+    stringify,
+)
+
 __all__ = [
     "FAMILIES",
     "KINDS",
     "Decision",
+    "SuspiciousColumnWarning",
+    "as_numbers",
     "decide",
     "detect_date_format",
     "detect_time_format",
+    "identifier_reason",
+    "index_reason",
     "is_free_text",
+    "leading_zero_code",
+    "neighbour_score",
+    "number_table",
+    "number_tokens",
     "parse_dates",
     "parse_numbers",
     "parse_times",
+    "sample_rows",
     "stringify",
+    "suspicious_columns",
 ]
 
 #: The kinds a column can be given, in the order :meth:`TableVectorizer.describe`
@@ -56,61 +79,45 @@ FAMILIES = (
     "null",
 )
 
-# Strings that mean "no value" inside a column of numbers (compared stripped and
-# lower-cased). They are only read as missing once the rest of the column is
-# known to hold numbers.
-MISSING_TOKENS = frozenset({"", "nan", "na", "n/a", "null", "none", "-", "?"})
+# A string written with a leading zero before another digit ("02134", "007"): a
+# code whose zeros a number would lose.
+_LEADING_ZERO = re.compile(r"\s*[+-]?0\d")
+_WHITESPACE = re.compile(r"\s")
+# A column pandas wrote from an unnamed index ("Unnamed: 0") or a reset index.
+_INDEX_NAME = re.compile(r"Unnamed: \d+|index|level_\d+", re.IGNORECASE)
+# Numbers with non-numeric tokens: at most this many distinct tokens, and at most
+# this share of the distinct values.
+_MAX_TOKENS = 5
+_MAX_TOKEN_SHARE = 0.1
+# Identifier and index rules apply from this many rows on.
+_MIN_ID_ROWS = 50
+# Strings with at least this share of distinct values among present ones are
+# near-unique.
+_NEAR_UNIQUE = 0.95
+# Suspicious columns: rows sampled, least rows with a value, score threshold, and
+# the most distinct values of a numeric target read as classes.
+_LEAK_SAMPLE = 10_000
+_LEAK_MIN_ROWS = 50
+_LEAK_SCORE = 0.99
+_LEAK_MAX_CLASSES = 20
 
-# A mantissa with at least one digit ("12", "1,234.5", "3.", ".5"), then an optional
-# exponent: "E250" is a code, not a number.
-_NUMBER = re.compile(
-    r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?",
-    re.ASCII,
-)
-_HAS_DIGIT = re.compile(r"\d")
-_TIME = re.compile(
-    r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2})(?P<f>\.\d{1,9})?)?"
-    r"(?:\s?(?P<p>[AaPp][Mm]))?"
-)
-_ISO = re.compile(
-    r"\d{4}-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?"
-    r"(?:Z|[+-]\d{2}:?\d{2})?)?)?"
-)
 
-# Candidate formats, most common first. Month-first comes before day-first so
-# that a column valid under both (no day above 12) reads as month-first, which
-# the decision then reports as ambiguous.
-_DATE_FORMATS = (
-    "%m/%d/%Y",
-    "%d/%m/%Y",
-    "%Y/%m/%d",
-    "%m-%d-%Y",
-    "%d-%m-%Y",
-    "%d.%m.%Y",
-    "%m/%d/%y",
-    "%d/%m/%y",
-    "%m/%d/%Y %H:%M",
-    "%m/%d/%Y %H:%M:%S",
-    "%d/%m/%Y %H:%M",
-    "%d/%m/%Y %H:%M:%S",
-    "%Y/%m/%d %H:%M:%S",
-    "%d %b %Y",
-    "%d %B %Y",
-    "%b %d, %Y",
-    "%B %d, %Y",
-    "%b %d %Y",
-    "%d-%b-%Y",
-    "%d-%b-%y",
-)
-_AMBIGUOUS_PAIRS = {
-    "%m/%d/%Y": "%d/%m/%Y",
-    "%m-%d-%Y": "%d-%m-%Y",
-    "%m/%d/%y": "%d/%m/%y",
-    "%m/%d/%Y %H:%M": "%d/%m/%Y %H:%M",
-    "%m/%d/%Y %H:%M:%S": "%d/%m/%Y %H:%M:%S",
-}
-# Values tried before committing to a format on every distinct value.
-_SAMPLE = 200
+class SuspiciousColumnWarning(UserWarning):
+    """A column predicts the target suspiciously well on its own.
+
+    :class:`TableVectorizer` warns with this category at ``fit`` when a column,
+    read alone, orders the target almost perfectly (see
+    :func:`autocat._column_kinds.neighbour_score`): it is often a copy of the
+    target, a value recorded after the outcome, or a row index of a table sorted
+    by the target. Check the column, then drop it or silence the warning with
+    ``warnings.filterwarnings("ignore", category=SuspiciousColumnWarning)``.
+
+    Examples
+    --------
+    >>> from autocat import SuspiciousColumnWarning
+    >>> issubclass(SuspiciousColumnWarning, UserWarning)
+    True
+    """
 
 
 @dataclass(frozen=True)
@@ -129,12 +136,17 @@ class Decision:
         ``None`` keeps the values as stored.
     fmt : str or None, default=None
         The date or time format (``strptime`` codes, or ``'ISO8601'``).
+    tokens : tuple of str, default=()
+        For a column of numbers: the non-numeric strings seen at fit (``"unknown"``,
+        ``">90"``), read as missing; the column then also gets a missing
+        indicator output.
     """
 
     kind: str
     reason: str
     conversion: str | None = None
     fmt: str | None = None
+    tokens: tuple[str, ...] = ()
 
 
 def decide(
@@ -149,15 +161,29 @@ def decide(
     parse_times: bool = True,
     drop_constant: bool = True,
     drop_missing: bool = True,
+    name: str = "",
+    dayfirst: bool = False,
+    date_format: str | None = None,
+    drop_identifiers: bool = True,
 ) -> Decision:
     """Decide the kind of a column from its storage family and distinct values.
+
+    Rules, in order: no value, or one value and no missing value, is
+    ``'dropped'``; datetimes are ``'datetime'``; numbers are ``'numeric'``
+    unless :func:`index_reason` finds a row index; strings that read as numbers
+    (see :func:`number_tokens`: money, percentages, thousands separators, a few
+    non-numeric tokens) are ``'numeric'`` unless some value is a code with a
+    leading zero (:func:`leading_zero_code`); strings that read as times or
+    dates are ``'datetime'``; other values are text, ``'dropped'`` when
+    :func:`identifier_reason` finds an identifier, otherwise low- or
+    high-cardinality by their number of distinct values.
 
     Parameters
     ----------
     family : str
         One of :data:`FAMILIES`: how the column is stored.
     uniques : ndarray of shape (n_distinct,)
-        The distinct non-missing values.
+        The distinct non-missing values, in order of first appearance.
     n_missing : int
         Number of missing values in the column.
     n_rows : int
@@ -170,6 +196,15 @@ def decide(
     drop_constant, drop_missing : bool, default=True
         Whether constant columns (one value, no missing) and columns with no
         value at all are ``'dropped'``.
+    name : str, default=''
+        The column's name (a saved index is named ``'Unnamed: 0'``).
+    dayfirst : bool, default=False
+        Read dates whose day/month order is ambiguous day first.
+    date_format : str or None, default=None
+        A ``strptime`` format given for this column: its values are read as
+        dates with it, whatever they look like.
+    drop_identifiers : bool, default=True
+        Whether row indexes and identifiers are ``'dropped'``.
 
     Returns
     -------
@@ -185,6 +220,8 @@ def decide(
     ('numeric', 'strings read as numbers', 'number')
     >>> decide("string", np.array(["09/12/1986", "10/31/2001"], dtype=object), 0, 2).fmt
     '%m/%d/%Y'
+    >>> decide("string", np.array(["02134", "2134"], dtype=object), 0, 2).reason
+    "codes with leading zeros (e.g. '02134') read as text; 2 distinct values <= 30"
     """
     n_distinct = len(uniques)
     if n_distinct == 0:
@@ -193,7 +230,14 @@ def decide(
         return Decision("numeric", "all values missing, kept as NaN", "number")
     if n_distinct == 1 and n_missing == 0 and n_rows > 1 and drop_constant:
         return Decision("dropped", f"constant: single value {_short(uniques[0])}")
+    if date_format is not None and family not in ("datetime", "time"):
+        return Decision(
+            "datetime", f"dates ({date_format}, given)", "date", date_format
+        )
     if family in ("numeric", "boolean"):
+        why = index_reason(name, uniques, n_missing, n_rows)
+        if family == "numeric" and drop_identifiers and why is not None:
+            return Decision("dropped", why)
         return Decision(family, f"{family} values kept as float")
     if family == "datetime":
         return Decision("datetime", "datetime values encoded by parts")
@@ -203,7 +247,11 @@ def decide(
         types = {type(v) for v in uniques}
         if types <= {bool, np.bool_}:
             return Decision("boolean", "object column of booleans", "number")
-        if all(_is_number(v) for v in uniques):
+        if all(is_number(v) for v in uniques):
+            numbers = np.asarray([float(v) for v in uniques])
+            why = index_reason(name, numbers, n_missing, n_rows)
+            if drop_identifiers and why is not None:
+                return Decision("dropped", why)
             return Decision("numeric", "object column of numbers", "number")
         if all(isinstance(v, dt.date | np.datetime64) for v in uniques):
             # datetime, date, pd.Timestamp: their str is ISO 8601
@@ -212,20 +260,33 @@ def decide(
             fmt = detect_time_format(stringify(uniques))
             if fmt is not None:
                 return Decision("datetime", "object column of times", "time", fmt)
+    code = None
     if family != "categorical":
         is_text = all(isinstance(v, str) for v in uniques)
-        if parse_numbers and _all_numbers(uniques):
+        tokens = number_tokens(uniques) if parse_numbers else None
+        code = None if tokens is None else leading_zero_code(uniques)
+        if tokens is not None and code is None:
+            numbers = _read_numbers(uniques)
+            why = index_reason(name, numbers, n_missing, n_rows)
+            if drop_identifiers and not tokens and why is not None:
+                return Decision("dropped", why)
             reason = (
                 "strings read as numbers" if is_text else "numbers and numeric strings"
             )
-            return Decision("numeric", reason, "number")
+            if tokens:
+                shown = ", ".join(repr(t) for t in tokens)
+                reason += (
+                    f"; non-numeric value(s) {shown} read as missing, with a missing "
+                    "indicator"
+                )
+            return Decision("numeric", reason, "number", tokens=tokens)
         if is_text:
             if parse_times:
                 fmt = detect_time_format(uniques)
                 if fmt is not None:
                     return Decision("datetime", f"times of day ({fmt})", "time", fmt)
             if parse_dates:
-                found = detect_date_format(uniques)
+                found = detect_date_format(uniques, dayfirst=dayfirst)
                 if found is not None:
                     fmt, note = found
                     return Decision("datetime", f"dates ({fmt}){note}", "date", fmt)
@@ -236,6 +297,11 @@ def decide(
     ):
         names = sorted({type(v).__name__ for v in uniques})
         prefix = f"values of types {', '.join(names)} read as text; "
+    if code is not None:
+        prefix += f"codes with leading zeros (e.g. {code!r}) read as text; "
+    why = identifier_reason(uniques, n_missing, n_rows)
+    if drop_identifiers and why is not None:
+        return Decision("dropped", prefix + why)
     if n_distinct > cardinality_threshold:
         return Decision(
             "high_cardinality",
@@ -249,204 +315,331 @@ def decide(
     )
 
 
+def number_tokens(uniques: np.ndarray) -> tuple[str, ...] | None:
+    """Return the non-numeric strings of a column of numbers, or None.
+
+    The rule: a column is numbers when every distinct value reads as a number or
+    a missing token (see :func:`parse_numbers`), except at most 5 distinct
+    strings that make up at most 10% of the distinct values (so one stray
+    ``"unknown"`` needs 10 distinct values or more), and at least one value is a
+    number. The thresholds count distinct values, not rows, so that a frequent
+    token (``"n/a"`` on half the rows) does not change the decision.
+
+    Parameters
+    ----------
+    uniques : ndarray of shape (n_distinct,)
+        The distinct non-missing values.
+
+    Returns
+    -------
+    tuple of str or None
+        ``()`` when every value reads, the tokens in order of first appearance
+        when the rule holds, ``None`` when the column is not numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import number_tokens
+    >>> ages = np.array([str(a) for a in range(20, 80)] + ["unknown"], dtype=object)
+    >>> number_tokens(ages)
+    ('unknown',)
+    >>> number_tokens(np.array(["1", "2", "many"], dtype=object)) is None
+    True
+    """
+    n_distinct = len(uniques)
+    limit = min(_MAX_TOKENS, int(_MAX_TOKEN_SHARE * n_distinct))
+    for part in sample_then_all(uniques):
+        numbers, ok = parse_numbers(part)
+        if (~ok).sum() > limit:
+            return None
+    bad = uniques[~ok]
+    if not all(isinstance(v, str) for v in bad) or not np.isfinite(numbers).any():
+        return None
+    return tuple(bad)
+
+
+def as_numbers(values: np.ndarray) -> np.ndarray | None:
+    """Return a column of text holding only numbers as numbers, else None.
+
+    Every non-missing value must read (see :func:`parse_numbers`: money,
+    thousands separators, percentages), none may be a code with a leading
+    zero, and one at least must be a number. Integers give int64 when no value
+    is missing, float64 otherwise. Columns already numeric give None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import as_numbers
+    >>> as_numbers(np.array(["100,235", "$1,234.50"], dtype=object)).tolist()
+    [100235.0, 1234.5]
+    >>> as_numbers(np.array(["1", "0", "1"], dtype=object)).tolist()
+    [1, 0, 1]
+    >>> as_numbers(np.array(["High", "Low", "None"], dtype=object)) is None
+    True
+    """
+    if values.dtype.kind != "O" and values.dtype.kind not in "UST":
+        return None
+    uniques = pd.unique(values.astype(object))
+    present = np.asarray([not is_missing(v) for v in uniques], dtype=bool)
+    uniques = uniques[present]
+    if not any(isinstance(v, str) for v in uniques) or leading_zero_code(uniques):
+        return None
+    numbers, ok = parse_numbers(uniques)
+    if not ok.all() or not np.isfinite(numbers).any():
+        return None
+    out, _ = parse_numbers(values.astype(object))
+    if np.isnan(out).any() or (np.mod(out, 1) != 0).any() or np.abs(out).max() > 2**53:
+        return out
+    return out.astype(np.int64)
+
+
+def leading_zero_code(uniques: np.ndarray) -> str | None:
+    """Return a string written with a leading zero (``"02134"``), or None.
+
+    Such a column holds codes (zip codes, product codes, fixed-width IDs):
+    read as numbers, ``"02134"`` and ``"2134"`` would merge, so it stays text.
+    ``"0"``, ``"0.5"`` and ``"-0.25"`` are numbers, not codes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import leading_zero_code
+    >>> leading_zero_code(np.array(["12", "00123"], dtype=object))
+    '00123'
+    >>> leading_zero_code(np.array(["0", "0.5", "10"], dtype=object)) is None
+    True
+    """
+    for value in uniques:
+        if isinstance(value, str) and _LEADING_ZERO.match(value):
+            return value
+    return None
+
+
+def index_reason(
+    name: str, numbers: np.ndarray, n_missing: int, n_rows: int
+) -> str | None:
+    """Return why a column of numbers is a row index, or None.
+
+    A column is a row index when it has at least 50 rows, no missing value,
+    integers only, each row a different one, and either its name is one pandas
+    gives a saved index (``'Unnamed: 0'``, ``'index'``, ``'level_0'``), or its
+    values are consecutive (``0..n-1`` in any order), or they increase with the
+    rows (a sequential ID). Such a column says where a row sits in the file, not
+    what it is; on a table sorted by the target it leaks the target.
+
+    Parameters
+    ----------
+    name : str
+        The column's name.
+    numbers : ndarray of float of shape (n_distinct,)
+        The distinct values in order of first appearance.
+    n_missing, n_rows : int
+        Missing values and rows of the column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import index_reason
+    >>> index_reason("id", np.arange(100.0), 0, 100)
+    'index-like: the integers 0..99, each once'
+    >>> index_reason("price", np.array([3.0, 1.0] * 50), 0, 100) is None
+    True
+    """
+    if n_missing or len(numbers) != n_rows or n_rows < _MIN_ID_ROWS:
+        return None
+    numbers = np.asarray(numbers, dtype=np.float64)
+    if not (np.isfinite(numbers).all() and (np.mod(numbers, 1) == 0).all()):
+        return None
+    if _INDEX_NAME.fullmatch(name.strip()):
+        return (
+            f"index-like: {name!r} holds {n_rows} distinct integers, a saved row index"
+        )
+    low, high = int(numbers.min()), int(numbers.max())
+    if high - low == n_rows - 1:
+        return f"index-like: the integers {low}..{high}, each once"
+    if (np.diff(numbers) > 0).all():
+        return "index-like: distinct integers increasing with the rows"
+    return None
+
+
+def identifier_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str | None:
+    """Return why a column of text is an identifier, or None.
+
+    A column is an identifier when it has at least 50 present values, at least
+    95% of them distinct, and no value contains white space (single tokens such
+    as ``"A-10293"`` or e-mail addresses). Near-unique values with spaces are
+    free text and are kept: their words carry meaning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import identifier_reason
+    >>> ids = np.array([f"ID{i:05d}x" for i in range(60)], dtype=object)
+    >>> identifier_reason(ids, 0, 60)
+    'identifier-like: 60 distinct values in 60 rows, none with a space'
+    >>> identifier_reason(np.array([f"a b {i}" for i in range(60)]), 0, 60) is None
+    True
+    """
+    n_present = n_rows - n_missing
+    if n_present < _MIN_ID_ROWS or len(uniques) < _NEAR_UNIQUE * n_present:
+        return None
+    for value in uniques:
+        if not isinstance(value, str) or _WHITESPACE.search(value.strip()):
+            return None
+    return (
+        f"identifier-like: {len(uniques)} distinct values in {n_present} rows, "
+        "none with a space"
+    )
+
+
+def neighbour_score(
+    x: np.ndarray, y: np.ndarray, *, classification: bool, random_state: int = 0
+) -> float:
+    """How well one column, by itself, orders the target: 1 is perfectly.
+
+    Rows with a value are sorted by ``x`` (ties in a seeded random order) and
+    each row's target is compared with its neighbour's. For a regression
+    target the score is ``1 - sum((y[i+1] - y[i])**2) / (2 * sum((y - mean)**2))``
+    (about the share of the target's variance that the column's order
+    explains: 0 for an unrelated column); for classes it is the share of
+    neighbours with the same class, rescaled so that chance is 0 and perfect
+    agreement is 1. It costs one sort of the rows given.
+
+    Parameters
+    ----------
+    x : ndarray of float of shape (n,)
+        The column's values (or its category codes, shuffled); NaN is skipped.
+    y : ndarray of shape (n,)
+        The target.
+    classification : bool
+        Whether ``y`` holds class labels.
+    random_state : int, default=0
+        Seed of the order of ties.
+
+    Returns
+    -------
+    float
+        The score; ``0.0`` with fewer than 3 rows or a constant target.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import neighbour_score
+    >>> x = np.arange(100.0)
+    >>> round(neighbour_score(x, 2 * x, classification=False), 2)
+    1.0
+    >>> rng = np.random.default_rng(0)
+    >>> neighbour_score(rng.normal(size=500), rng.normal(size=500),
+    ...                 classification=False) < 0.2
+    True
+    """
+    keep = ~np.isnan(x)
+    x, y = x[keep], y[keep]
+    if len(x) < 3:
+        return 0.0
+    ties = np.random.default_rng(random_state).permutation(len(x))
+    order = np.lexsort((ties, x))
+    y = y[order]
+    if classification:
+        _, codes = np.unique(y, return_inverse=True)
+        shares = np.bincount(codes) / len(codes)
+        chance = float((shares**2).sum())
+        if chance >= 1.0:
+            return 0.0
+        agree = float((codes[1:] == codes[:-1]).mean())
+        return (agree - chance) / (1.0 - chance)
+    y = y.astype(np.float64)
+    spread = float(((y - y.mean()) ** 2).sum())
+    if spread == 0.0:
+        return 0.0
+    return 1.0 - float((np.diff(y) ** 2).sum()) / (2.0 * spread)
+
+
+def sample_rows(n_rows: int) -> np.ndarray:
+    """Return the rows the suspicious-column check reads: all, or 10,000 seeded."""
+    if n_rows <= _LEAK_SAMPLE:
+        return np.arange(n_rows)
+    rng = np.random.default_rng(0)
+    return np.sort(rng.choice(n_rows, _LEAK_SAMPLE, replace=False))
+
+
+def suspicious_columns(
+    values: dict[str, np.ndarray | None], y: np.ndarray
+) -> dict[str, float]:
+    """Return the columns that order the target almost perfectly, with scores.
+
+    A column is suspicious when its :func:`neighbour_score` is 0.99 or more on
+    at least 50 rows where both it and the target have a value. The target is
+    read as classes when it is not numeric or has at most 20 distinct values.
+
+    Parameters
+    ----------
+    values : dict of str to ndarray of float or None
+        For each column, one float per row that orders the rows as the column
+        does (NaN where missing); None skips the column.
+    y : ndarray of shape (n,)
+        The target on the same rows.
+
+    Returns
+    -------
+    dict of str to float
+        The suspicious columns and their score, in the order given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import suspicious_columns
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=200)
+    >>> scores = suspicious_columns({"copy": 3 * y, "noise": rng.normal(size=200)}, y)
+    >>> list(scores)
+    ['copy']
+    """
+    present = ~pd.isna(y)
+    if present.sum() < _LEAK_MIN_ROWS:
+        return {}
+    y = y[present]
+    classification = y.dtype.kind not in "iuf" or len(pd.unique(y)) <= (
+        _LEAK_MAX_CLASSES
+    )
+    found = {}
+    for name, x in values.items():
+        if x is None:
+            continue
+        x = np.asarray(x, dtype=np.float64)[present]
+        if np.isfinite(x).sum() < _LEAK_MIN_ROWS:
+            continue
+        score = neighbour_score(x, y, classification=classification)
+        if score >= _LEAK_SCORE:
+            found[name] = score
+    return found
+
+
+def number_table(numbers: np.ndarray, *, indicator: bool) -> np.ndarray:
+    """Return one float32 row per distinct number, then the missing row.
+
+    With ``indicator``, a second column is 1 where the value is not a number.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import number_table
+    >>> number_table(np.array([4.0, np.nan]), indicator=True).tolist()
+    [[4.0, 0.0], [nan, 1.0], [nan, 1.0]]
+    """
+    table = np.append(numbers, np.nan).astype(np.float32).reshape(-1, 1)
+    if indicator:
+        table = np.hstack([table, np.isnan(table).astype(np.float32)])
+    return table
+
+
 def _short(value: Any) -> str:
     text = repr(value.item() if isinstance(value, np.generic) else value)
     return text if len(text) <= 30 else text[:27] + "..."
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, Real | np.number) and not isinstance(
-        value, bool | np.bool_
-    )
-
-
-def _sample_then_all(values: np.ndarray) -> list[np.ndarray]:
-    """Return a small sample first, to reject most columns cheaply, then all."""
-    if len(values) <= _SAMPLE:
-        return [values]
-    return [values[:_SAMPLE], values]
-
-
-def _all_numbers(uniques: np.ndarray) -> bool:
-    for part in _sample_then_all(uniques):
-        _, ok = parse_numbers(part)
-        if not ok.all():
-            return False
-    return bool(np.isfinite(parse_numbers(uniques)[0]).any())
-
-
-def parse_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Read numbers, numeric strings and missing tokens as float64.
-
-    Strings may have surrounding white space, thousands separators (``"121,511"``)
-    and exponents; :data:`MISSING_TOKENS` (``""``, ``"NA"``, ``"?"``...) and
-    missing values give ``NaN``.
-
-    Parameters
-    ----------
-    values : ndarray of shape (n,)
-        Strings, numbers or missing values.
-
-    Returns
-    -------
-    numbers : ndarray of float64 of shape (n,)
-        The values, ``NaN`` where missing or unreadable.
-    ok : ndarray of bool of shape (n,)
-        False where a value is neither a number nor missing.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from autocat._column_kinds import parse_numbers
-    >>> values = np.array(["121,511", " 3.5 ", "NA", "x"], dtype=object)
-    >>> numbers, ok = parse_numbers(values)
-    >>> numbers.tolist(), ok.tolist()
-    ([121511.0, 3.5, nan, nan], [True, True, True, False])
-    """
-    numbers = np.full(len(values), np.nan)
-    ok = np.ones(len(values), dtype=bool)
-    for i, value in enumerate(values):
-        if isinstance(value, str):
-            text = value.strip()
-            if text.lower() in MISSING_TOKENS:
-                continue
-            if _NUMBER.fullmatch(text) and _HAS_DIGIT.search(text):
-                numbers[i] = float(text.replace(",", ""))
-            else:
-                ok[i] = False
-        elif _is_number(value) or isinstance(value, bool | np.bool_):
-            numbers[i] = float(value)
-        elif value is None or value is pd.NA or value is pd.NaT:
-            continue
-        else:
-            ok[i] = False
-    return numbers, ok
-
-
-def detect_time_format(values: np.ndarray) -> str | None:
-    """Return the format of strings that all read as times of day, or None.
-
-    Times are ``H:MM``, ``H:MM:SS`` or ``H:MM:SS.fff``, 24-hour or with
-    ``AM``/``PM``; the format returned names the widest form seen.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from autocat._column_kinds import detect_time_format
-    >>> detect_time_format(np.array(["21:37:00", "08:05:10.5"], dtype=object))
-    '%H:%M:%S.%f'
-    >>> detect_time_format(np.array(["9:30 PM", "10:15 am"], dtype=object))
-    '%I:%M %p'
-    >>> detect_time_format(np.array(["21:37", "bus"], dtype=object)) is None
-    True
-    """
-    for part in _sample_then_all(values):
-        if not all(isinstance(v, str) and _TIME.fullmatch(v.strip()) for v in part):
-            return None
-    if np.isnat(parse_times(values)).any():
-        return None
-    matches = [_TIME.fullmatch(v.strip()) for v in values]
-    fmt = "%I:%M" if any(m["p"] for m in matches) else "%H:%M"
-    if any(m["s"] for m in matches):
-        fmt += ":%S"
-    if any(m["f"] for m in matches):
-        fmt += ".%f"
-    return fmt + " %p" if fmt.startswith("%I") else fmt
-
-
-def parse_times(values: np.ndarray) -> np.ndarray:
-    """Read times of day as datetime64[ns] on 1970-01-01, NaT where unreadable.
-
-    Accepts every form :func:`detect_time_format` recognises, whatever the
-    format found at fit.
-    """
-    ns = np.full(len(values), np.iinfo(np.int64).min, dtype=np.int64)
-    for i, value in enumerate(values):
-        found = _TIME.fullmatch(value.strip()) if isinstance(value, str) else None
-        if found is None:
-            continue
-        hour, minute = int(found["h"]), int(found["m"])
-        second = int(found["s"] or 0)
-        if found["p"]:
-            if not 1 <= hour <= 12:
-                continue
-            hour = hour % 12 + (12 if found["p"].lower() == "pm" else 0)
-        if hour > 23 or minute > 59 or second > 59:
-            continue
-        nanos = int((found["f"] or ".0")[1:].ljust(9, "0"))
-        ns[i] = ((hour * 60 + minute) * 60 + second) * 10**9 + nanos
-    return ns.view("datetime64[ns]")
-
-
-def detect_date_format(values: np.ndarray) -> tuple[str, str] | None:
-    """Return the format reading every string as a date, and a note, or None.
-
-    ISO 8601 strings (``"2020-03-01"``, ``"2020-03-01T10:00:00Z"``) come first;
-    then common day/month orders. When both month-first and day-first read every
-    value, month-first is chosen and the note says so.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from autocat._column_kinds import detect_date_format
-    >>> detect_date_format(np.array(["09/12/1986", "01/02/2003"], dtype=object))
-    ('%m/%d/%Y', '; day/month order ambiguous, month first assumed')
-    >>> detect_date_format(np.array(["2020-03-01", "2021-12-31"], dtype=object))
-    ('ISO8601', '')
-    """
-    if not all(
-        isinstance(v, str) and 6 <= len(v.strip()) <= 40 and _HAS_DIGIT.search(v)
-        for v in values[:_SAMPLE]
-    ):
-        return None
-    if all(_ISO.fullmatch(v.strip()) for v in values):
-        if not np.isnat(parse_dates(values, "ISO8601")).any():
-            return "ISO8601", ""
-        return None
-    for fmt in _DATE_FORMATS:
-        if all(
-            not np.isnat(parse_dates(part, fmt)).any()
-            for part in _sample_then_all(values)
-        ):
-            other = _AMBIGUOUS_PAIRS.get(fmt)
-            if other is not None and not np.isnat(parse_dates(values, other)).any():
-                return fmt, "; day/month order ambiguous, month first assumed"
-            return fmt, ""
-    return None
-
-
-def parse_dates(values: np.ndarray, fmt: str) -> np.ndarray:
-    """Read strings as datetime64[ns] with ``fmt``, NaT where unreadable.
-
-    Time-zone aware strings are converted to UTC.
-    """
-    stripped = pd.Series(
-        [v.strip() if isinstance(v, str) else None for v in values], dtype=object
-    )
-    parsed = pd.to_datetime(stripped, format=fmt, errors="coerce", utc=True)
-    return parsed.dt.tz_localize(None).to_numpy("datetime64[ns]")
-
-
-def stringify(values: np.ndarray) -> np.ndarray:
-    """Each non-missing value as its ``str``; missing values stay ``None``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from autocat._column_kinds import stringify
-    >>> stringify(np.array([1, "a", None, 2.5], dtype=object)).tolist()
-    ['1', 'a', None, '2.5']
-    """
-    out = np.empty(len(values), dtype=object)
-    for i, value in enumerate(values):
-        out[i] = None if _is_missing(value) else str(value)
-    return out
-
-
-def _is_missing(value: Any) -> bool:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return True
-    return isinstance(value, float | np.floating) and value != value
+def _read_numbers(uniques: np.ndarray) -> np.ndarray:
+    return parse_numbers(uniques)[0]
 
 
 # Free text: a high-cardinality column whose values read as sentences or lists.

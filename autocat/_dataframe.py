@@ -20,6 +20,7 @@ from autocat._factorize import factorize_values, take_rows
 __all__ = [
     "check_input_names",
     "check_not_empty",
+    "check_time_zone",
     "column_family",
     "column_values",
     "columns_of",
@@ -27,10 +28,13 @@ __all__ = [
     "encode_columns",
     "factorize",
     "input_names",
+    "is_all_missing",
     "is_pandas",
     "is_polars",
     "n_rows",
+    "read_csv",
     "series_values",
+    "time_zone",
     "to_2d",
     "to_datetime64",
     "to_float",
@@ -163,14 +167,31 @@ def column_values(X: Any, index: int) -> Any:
     """Return column ``index`` of ``X`` in a form that :func:`pandas.factorize` takes.
 
     pandas columns are returned as Series (so that Arrow-backed strings and
-    categoricals factorise natively), polars columns as numpy arrays, numpy
-    columns as 1-D array views.
+    categoricals factorise natively); polars strings and categories as
+    Arrow-backed pandas Series (no Python object per row), other polars columns
+    as numpy arrays; numpy columns as 1-D array views.
     """
     if is_pandas(X):
         return X.iloc[:, index]
     if is_polars(X):
-        return X.to_series(index).to_numpy()
+        column = X.to_series(index)
+        family = column_family(column)
+        if family in ("string", "categorical"):
+            return _polars_strings(column)
+        return _polars_objects(column) if family == "object" else column.to_numpy()
     return X[:, index]
+
+
+def _polars_objects(column: Any) -> np.ndarray:
+    """Return a polars column of nested values (lists, structs) as Python objects."""
+    return pd.Series(column.to_list(), dtype=object).to_numpy()
+
+
+def _polars_strings(column: Any) -> pd.Series:
+    """Return a polars string or categorical column as pandas strings, via Arrow."""
+    import polars as pl
+
+    return column.cast(pl.String).to_pandas()
 
 
 def columns_of(X: Any) -> list[Any]:
@@ -324,15 +345,20 @@ def factorize(column: Any) -> tuple[np.ndarray, np.ndarray]:
         values: Any = to_datetime64(column)
     elif isinstance(column, pd.Series | np.ndarray):
         values = column
+    elif family in ("string", "categorical"):
+        # Arrow-backed pandas strings factorise without a Python object per row
+        values = _polars_strings(column)
+    elif family == "object":  # lists, structs: as the Python objects pandas holds
+        values = _polars_objects(column)
     else:
-        import polars as pl
-
-        if family in ("string", "categorical"):
-            # Arrow-backed pandas strings factorise without a Python object per row
-            values = column.cast(pl.String).to_pandas()
-        else:
-            values = column.to_numpy()
-    codes, uniques = factorize_values(values)
+        values = column.to_numpy()
+    try:
+        codes, uniques = factorize_values(values)
+    except TypeError:
+        if family != "object":
+            raise
+        # unhashable cells (lists, dicts, sets, arrays): each is read as its str
+        codes, uniques = factorize_values(_hashable_objects(values))
     if isinstance(uniques, pd.Index | pd.Categorical):
         uniques = np.asarray(
             uniques, dtype="datetime64[ns]" if uniques.dtype.kind == "M" else object
@@ -340,6 +366,69 @@ def factorize(column: Any) -> tuple[np.ndarray, np.ndarray]:
     elif uniques.dtype.kind not in "OM":
         uniques = uniques.astype(object)
     return codes, uniques
+
+
+def _hashable_objects(values: Any) -> np.ndarray:
+    """Return an object array where each unhashable value is replaced by its str."""
+    if not isinstance(values, np.ndarray):
+        values = np.asarray(values.to_numpy(dtype=object), dtype=object)
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        try:
+            hash(value)
+        except TypeError:
+            value = str(value)
+        out[i] = value
+    return out
+
+
+def is_all_missing(column: Any) -> bool:
+    """Return whether a column has rows and no value (None, NaN, NaT) in any.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from autocat._dataframe import is_all_missing
+    >>> is_all_missing(pd.Series([np.nan, None])), is_all_missing(pd.Series([1, None]))
+    (True, False)
+    """
+    if len(column) == 0:
+        return False
+    if isinstance(column, pd.Series | np.ndarray):
+        return bool(pd.isna(column).all())
+    if column.null_count() == len(column):
+        return True
+    return column.dtype.is_float() and bool(column.fill_null(np.nan).is_nan().all())
+
+
+def check_time_zone(name: str, fit_dtype: str, fit_aware: bool, column: Any) -> None:
+    """Raise a TypeError if a datetime column's time-zone awareness changed.
+
+    A naive datetime after an aware fit (or the reverse) names no instant that
+    can be compared with the training data, so it is an error; another time
+    zone is the same instants, read in UTC.
+    """
+    aware = time_zone(column) is not None
+    if aware == fit_aware:
+        return
+    fix = (
+        "localize it, e.g. df[col].dt.tz_localize('UTC')"
+        if fit_aware
+        else "drop the time zone, e.g. df[col].dt.tz_convert(None)"
+    )
+    raise TypeError(
+        f"Column {name!r} held time-zone {'aware' if fit_aware else 'naive'} "
+        f"datetimes at fit ({fit_dtype}) but {'aware' if aware else 'naive'} ones "
+        f"at transform ({dtype_name(column)}), so the instants they mean are "
+        f"unknown. Give the column as at fit: {fix}."
+    )
+
+
+def time_zone(column: Any) -> str | None:
+    """Return the time zone of a datetime column, None when naive (or not dates)."""
+    zone = getattr(column.dtype, "tz", None) or getattr(column.dtype, "time_zone", None)
+    return None if zone is None else str(zone)
 
 
 def input_names(estimator: Any, X: Any, *, reset: bool) -> list[str]:
@@ -470,3 +559,149 @@ def series_values(y: Any) -> np.ndarray:
     if is_series(y):
         return np.asarray(y.to_numpy())  # type: ignore[no-any-return]
     return np.asarray(y)
+
+
+# Bytes read to detect the encoding and the separator of a CSV file.
+_SNIFF_BYTES = 1 << 16
+_SEPARATORS = ",;\t|"
+
+
+def read_csv(
+    path: Any,
+    *,
+    sep: str | None = None,
+    encoding: str | None = None,
+    na_values: str = "empty",
+) -> pd.DataFrame:
+    r"""Read a CSV file as it is written: text columns, only empty cells missing.
+
+    Every column is read as text (``str``), so that leading zeros survive and
+    :class:`TableVectorizer` decides what is a number or a date. The separator
+    is detected with :class:`csv.Sniffer` on the first 64 KiB (among ``,``
+    ``;``, tab and ``|``; ``,`` when unsure), the encoding from a byte-order
+    mark, else UTF-8, else Latin-1. A row with more or fewer fields than the
+    header is an error that names its line.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A CSV file, optionally ``.gz``, ``.bz2``, ``.xz`` or ``.zip`` compressed.
+    sep : str or None, default=None
+        The separator; None detects it.
+    encoding : str or None, default=None
+        The text encoding; None detects it.
+    na_values : {'empty', 'pandas'}, default='empty'
+        Which cells are missing: only empty ones, or also pandas' default
+        strings (``"NA"``, ``"null"``, ``"None"``, ``"n/a"``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One ``str`` column per header field, missing cells as NaN.
+
+    Raises
+    ------
+    ValueError
+        A row whose number of fields differs from the header's.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from autocat._dataframe import read_csv
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "zips.csv"
+    >>> _ = path.write_text("zip;country\n02134;NA\n10001;\n")
+    >>> frame = read_csv(path)
+    >>> frame["zip"].tolist(), frame["country"].tolist()
+    (['02134', '10001'], ['NA', nan])
+    """
+    if na_values not in ("empty", "pandas"):
+        raise ValueError(f"na_values must be 'empty' or 'pandas', got {na_values!r}.")
+    head = _head_bytes(path)
+    given = encoding
+    encoding = encoding or _detect_encoding(head)
+    if "\x00" in head.decode(encoding, errors="replace"):
+        raise ValueError(f"it holds NUL characters in {encoding}: not a text file")
+    sep = sep or _detect_separator(head, encoding)
+    try:
+        _check_fields(path, sep, encoding)
+    except UnicodeDecodeError:
+        if given is not None or encoding != "utf-8":
+            raise
+        encoding = "latin-1"  # reads any bytes
+        _check_fields(path, sep, encoding)
+    missing: dict[str, Any] = (
+        {"keep_default_na": False, "na_values": [""]}
+        if na_values == "empty"
+        else {"keep_default_na": True}
+    )
+    return pd.read_csv(
+        path, sep=sep, encoding=encoding, dtype=str, index_col=False,
+        low_memory=False, **missing,
+    )  # fmt: skip
+
+
+def _open_text(path: Any, encoding: str) -> Any:
+    """Open a possibly compressed text file for reading, as csv.reader wants."""
+    import bz2
+    import gzip
+    import io
+    import lzma
+    import zipfile
+
+    suffix = str(path).lower().rsplit(".", 1)[-1]
+    if suffix == "gz":
+        return gzip.open(path, "rt", encoding=encoding, newline="")
+    if suffix == "bz2":
+        return bz2.open(path, "rt", encoding=encoding, newline="")
+    if suffix == "xz":
+        return lzma.open(path, "rt", encoding=encoding, newline="")
+    if suffix == "zip":
+        archive = zipfile.ZipFile(path)
+        return io.TextIOWrapper(
+            archive.open(archive.namelist()[0]), encoding=encoding, newline=""
+        )
+    return open(path, encoding=encoding, newline="")
+
+
+def _head_bytes(path: Any) -> bytes:
+    with _open_text(path, "latin-1") as text:  # latin-1: bytes one to one
+        return str(text.read(_SNIFF_BYTES)).encode("latin-1")
+
+
+def _detect_encoding(head: bytes) -> str:
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    return "utf-8"
+
+
+def _detect_separator(head: bytes, encoding: str) -> str:
+    import csv
+
+    text = head.decode(encoding, errors="replace")
+    if len(head) == _SNIFF_BYTES and "\n" in text:
+        text = text[: text.rindex("\n")]  # whole lines only
+    try:
+        return csv.Sniffer().sniff(text, delimiters=_SEPARATORS).delimiter
+    except csv.Error:
+        return ","
+
+
+def _check_fields(path: Any, sep: str, encoding: str) -> None:
+    """Raise a ValueError naming the first line whose width is not the header's."""
+    import csv
+
+    with _open_text(path, encoding) as text:
+        reader = csv.reader(text, delimiter=sep)
+        header = next(reader, None)
+        if header is None:
+            return
+        width = len(header)
+        for record in reader:
+            if record and len(record) != width:
+                raise ValueError(
+                    f"line {reader.line_num} has {len(record)} field(s) but the "
+                    f"header has {width} (separator {sep!r}); fix that row, quote "
+                    f"values that contain {sep!r}, or pass --sep"
+                )

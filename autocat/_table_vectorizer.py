@@ -20,21 +20,29 @@ from sklearn.utils.validation import check_is_fitted
 from autocat._budget import check_budget
 from autocat._column_kinds import (
     Decision,
+    SuspiciousColumnWarning,
     decide,
     is_free_text,
+    number_table,
     parse_dates,
     parse_numbers,
     parse_times,
+    sample_rows,
     stringify,
+    suspicious_columns,
 )
 from autocat._dataframe import (
     check_input_names,
+    check_time_zone,
     column_family,
     columns_of,
     dtype_name,
     factorize,
     input_names,
+    is_all_missing,
     n_rows,
+    series_values,
+    time_zone,
     to_2d,
     to_float,
 )
@@ -79,6 +87,7 @@ class _Column:
     missing_share: float
     transformer: Any = None
     outputs: tuple[str, ...] = ()
+    tz_aware: bool | None = None  # datetime storage at fit: time-zone aware?
 
 
 @dataclass
@@ -89,6 +98,7 @@ class _Encoded:
     table: np.ndarray | None = None
     codes: np.ndarray | None = None
     source: Any = None  # numeric passthrough: the column itself
+    values: np.ndarray | None = None  # distinct values as read (numbers, dates)
 
 
 class TableVectorizer(TransformerMixin, BaseEstimator):
@@ -99,10 +109,18 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
 
     - ``'numeric'`` and ``'boolean'``: passed through as float, missing values
       kept as NaN (XGBoost routes them). Strings that all read as numbers
-      (``"121,511"``, ``" 3.5 "``, with ``"NA"``, ``"?"``, ``""`` as missing) are
-      numbers.
+      (``"121,511"``, ``" 3.5 "``, ``"$1,234.50"``, ``"12.3%"`` read as 12.3,
+      ``decimal.Decimal``, with ``"NA"``, ``"?"``, ``""`` as missing) are
+      numbers. So are strings that all read as numbers but for at most 5
+      distinct non-numeric tokens making at most 10% of the distinct values
+      (``"unknown"``, ``">90"``): the tokens read as missing and the column gets
+      a second output, ``<column>_missing``, 1 where the value is not a number.
+      Strings written with a leading zero (``"02134"``, ``"007"``) are codes and
+      stay text.
     - ``'datetime'``: datetime columns, strings that all read as dates in one
-      format (ISO 8601, ``"09/12/1986"``, ...) and times of day (``"21:37:00"``),
+      format (ISO 8601, ``"09/12/1986"``, ``"10/31/2001 05:00 PM"``,
+      ``"01.03.2020 10:00"``, ``"Mar 2020"``, RFC 2822, ...; see ``dayfirst``
+      and ``datetime_format``) and times of day (``"21:37:00"``),
       encoded by ``datetime`` (a :class:`DatetimeEncoder`: year, month, day,
       weekday, time parts when present, epoch seconds; times of day give their
       parts and seconds since midnight).
@@ -111,15 +129,23 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
       seen at fit, or a missing value, gives zeros.
     - ``'high_cardinality'``: more distinct values, encoded by
       ``high_cardinality`` (min-hash by default).
+    - ``'dropped'``: constant columns (one value and no missing value),
+      columns with no value at all, and, with ``drop_identifiers``, row indexes
+      and identifiers (from 50 rows on): integers all distinct and either named
+      like a saved index (``'Unnamed: 0'``), consecutive, or increasing with the
+      rows; strings at least 95% distinct with no space in any value. Free text
+      (values with spaces) is kept.
+
     - ``'text'``: high-cardinality columns of free text or lists, whose
       distinct values have a median of at least 6 words or 3 list items
       (``"english (fluently), spanish (poorly)"``), encoded by ``text``
       (min-hash by default; ``text='text'`` for a :class:`TextEncoder`).
-    - ``'dropped'``: constant columns (one value and no missing value) and
-      columns with no value at all.
 
     :meth:`describe` shows each decision and its reason. ``specific_transformers``
-    overrides the decision or the encoder of any column.
+    overrides the decision or the encoder of any column. Given ``y``,
+    :meth:`fit` warns (:class:`SuspiciousColumnWarning`) about every kept
+    column that orders the target almost perfectly on its own: a neighbour
+    score of 0.99 or more (see Notes), on at least 50 rows.
 
     Parameters
     ----------
@@ -180,6 +206,15 @@ default='minhash'
         Drop columns with a single value and no missing value.
     drop_missing : bool, default=True
         Drop columns with no value at all (otherwise: numeric, all NaN).
+    drop_identifiers : bool, default=True
+        Drop row indexes and identifiers (the rules above).
+    dayfirst : bool, default=False
+        Read dates whose day/month order is ambiguous (no day above 12) day
+        first, ``"01/02/2020"`` as 1 February.
+    datetime_format : dict of str to str or None, default=None
+        ``strptime`` formats by column name, e.g. ``{"hired": "%d/%m/%Y"}``:
+        those columns are dates read with their format (a value that does not
+        read is missing, with a warning).
     random_state : int, RandomState instance or None, default=0
         Seed of the ``'gamma_poisson'`` and ``'text'`` encoders and of the folds
         of ``'target'`` encoding; the default makes the encoding deterministic.
@@ -224,10 +259,20 @@ default='minhash'
     Decisions use the training data only. At transform, columns must be those
     seen in :meth:`fit`, in the same order (a ``ValueError`` names the missing
     and unseen ones); strings of a numeric or date column that do not read give
-    NaN, with a warning; a numeric column that turns datetime, or the reverse,
-    raises a ``TypeError``; any value of a string column is read as its
-    ``str``. Object columns of mixed types are read as numbers when every value
-    is one, as text otherwise. Time-zone aware datetimes are read in UTC.
+    NaN, with a warning; a column with no value at all gives the outputs of a
+    missing value, whatever its dtype; a numeric column that turns datetime, or
+    the reverse, raises a ``TypeError``; any value of a string column is read
+    as its ``str``, lists, dicts and arrays included. Object columns of mixed
+    types are read as numbers when every value is one, as text otherwise.
+    Time-zone aware datetimes are read in UTC; a column that was aware at fit
+    and is naive at transform, or the reverse, raises a ``TypeError`` (the
+    instants are unknown), while another time zone is converted.
+
+    The neighbour score sorts up to 10,000 sampled rows by the column (text by
+    category, in a seeded random order) and compares each row's target with the
+    next row's: ``1 - sum(diff(y)**2) / (2 * sum((y - mean(y))**2))`` for a
+    numeric target, the share of same-class neighbours (0 at chance) for
+    classes. It costs one sort per column.
     Column names must be unique; non-string names are used as their ``str``.
     pandas, polars and numpy inputs (a numpy structured array gives names) with
     the same values give the same output.
@@ -273,6 +318,9 @@ default='minhash'
         "parse_times": ["boolean"],
         "drop_constant": ["boolean"],
         "drop_missing": ["boolean"],
+        "drop_identifiers": ["boolean"],
+        "dayfirst": ["boolean"],
+        "datetime_format": [dict, None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
     }
@@ -294,6 +342,9 @@ default='minhash'
         parse_times: bool = True,
         drop_constant: bool = True,
         drop_missing: bool = True,
+        drop_identifiers: bool = True,
+        dayfirst: bool = False,
+        datetime_format: dict[str, str] | None = None,
         random_state: Any = 0,
         n_jobs: int | None = None,
     ) -> None:
@@ -311,6 +362,9 @@ default='minhash'
         self.parse_times = parse_times
         self.drop_constant = drop_constant
         self.drop_missing = drop_missing
+        self.drop_identifiers = drop_identifiers
+        self.dayfirst = dayfirst
+        self.datetime_format = datetime_format
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -325,7 +379,8 @@ default='minhash'
         X : dataframe or array-like of shape (n_samples, n_features)
             A pandas or polars DataFrame, a 2-D array, or a numpy structured array.
         y : array-like of shape (n_samples,), default=None
-            The target, used by target encoding only (required then).
+            The target, used by target encoding only (required then), and to warn
+            about columns that predict it suspiciously well on their own.
 
         Returns
         -------
@@ -344,7 +399,8 @@ default='minhash'
         X : dataframe or array-like of shape (n_samples, n_features)
             The table to fit on and encode.
         y : array-like of shape (n_samples,), default=None
-            The target, used by target encoding only (required then).
+            The target, used by target encoding only (required then), and to warn
+            about columns that predict it suspiciously well on their own.
 
         Returns
         -------
@@ -379,7 +435,31 @@ default='minhash'
         self.column_kinds_ = {c.name: c.decision.kind for c in self._columns}
         self.transformers_ = {c.name: c.transformer for c in self._columns}
         self.input_to_outputs_ = {c.name: list(c.outputs) for c in self._columns}
-        return X, [encoded for _, encoded in results]
+        encoded = [encoded for _, encoded in results]
+        if y is not None:
+            self._warn_suspicious(encoded, y, n_rows(X))
+        return X, encoded
+
+    def _warn_suspicious(self, encoded: list[_Encoded], y: Any, n: int) -> None:
+        """Warn about kept columns with a neighbour score of 0.99 or more."""
+        y = series_values(y)
+        if y.ndim != 1 or len(y) != n:
+            return
+        rows = sample_rows(n)
+        values = {
+            state.name: _order_values(state, piece, rows)
+            for state, piece in zip(self._columns, encoded, strict=True)
+        }
+        for name, score in suspicious_columns(values, y[rows]).items():
+            warnings.warn(
+                f"Column {name!r} predicts the target almost perfectly on its own "
+                f"(neighbour score {score:.3f}, 1 is perfect; see TableVectorizer's "
+                "Notes). It may leak the target: a copy of it, a value recorded "
+                "after the outcome, or a row index of a table sorted by it. Drop "
+                "the column if it is not known at prediction time.",
+                SuspiciousColumnWarning,
+                stacklevel=5,
+            )
 
     def _map(self, function: Any, items: list[Any]) -> list[Any]:
         n_threads = min(effective_n_jobs(self.n_jobs), max(1, len(items)))
@@ -430,6 +510,10 @@ default='minhash'
             parse_times=self.parse_times,
             drop_constant=self.drop_constant and spec is None,
             drop_missing=self.drop_missing and spec is None,
+            name=name,
+            dayfirst=self.dayfirst,
+            date_format=(self.datetime_format or {}).get(name),
+            drop_identifiers=self.drop_identifiers,
         )
         if spec is not None:
             decision = user_decision(name, family, uniques, decision, spec)
@@ -447,6 +531,8 @@ default='minhash'
             n_distinct=len(uniques),
             missing_share=n_missing / n if n else 0.0,
         )
+        if family == "datetime":
+            state.tz_aware = time_zone(column) is not None
         if decision.kind == "dropped":
             state.transformer = "drop"
             return state, _Encoded()
@@ -459,10 +545,13 @@ default='minhash'
         codes, uniques = self._convert(state, codes, uniques, column)
         transformer = self._resolve(decision.kind, decision, spec, y)
         state.transformer = transformer
+        ordered = (
+            uniques if decision.kind in ("numeric", "boolean", "datetime") else None
+        )
         if isinstance(transformer, str):  # 'passthrough'
-            state.outputs = (name,)
-            table = np.append(uniques, np.nan).astype(np.float32).reshape(-1, 1)
-            return state, _Encoded(table=table, codes=codes)
+            state.outputs = (name,) + ((f"{name}_missing",) if decision.tokens else ())
+            table = number_table(uniques, indicator=bool(decision.tokens))
+            return state, _Encoded(table=table, codes=codes, values=ordered)
         if isinstance(transformer, _SET_FITTED):
             transformer.fit(_frame(name, uniques))
         elif isinstance(transformer, _CROSS_FITTED) or not _is_row_wise(transformer):
@@ -470,7 +559,11 @@ default='minhash'
         else:
             transformer.fit(_frame(name, _gather(uniques, codes)))
         state.outputs = _output_names(transformer, name)
-        return state, self._encode_values(state, codes, uniques)
+        encoded = self._encode_values(state, codes, uniques)
+        encoded.values = ordered
+        if encoded.codes is None:
+            encoded.codes = codes
+        return state, encoded
 
     def _fit_full(
         self, state: _Column, frame: pd.DataFrame, y: Any = None
@@ -550,24 +643,28 @@ default='minhash'
         if kind == "dropped":
             return _Encoded()
         family = column_family(column)
-        if kind in ("numeric", "boolean") and family in ("numeric", "boolean"):
+        tokens = state.decision.tokens
+        if (
+            kind in ("numeric", "boolean")
+            and family in ("numeric", "boolean")
+            and not tokens
+        ):
             if isinstance(state.transformer, str):  # 'passthrough'
                 return _Encoded(source=column)
             frame = pd.DataFrame({state.name: to_float(column)})
             return _Encoded(block=_dense(state.transformer.transform(frame)))
-        if kind in ("numeric", "boolean", "datetime") and (
-            family in ("numeric", "boolean", "datetime", "time")
-            and (kind == "datetime") != (family in ("datetime", "time"))
+        if family in ("numeric", "boolean", "datetime", "time") and is_all_missing(
+            column
         ):
-            raise TypeError(
-                f"Column {state.name!r} was {kind} at fit ({state.dtype}) but is "
-                f"{dtype_name(column)} at transform. Pass the column with its fit "
-                "type, or refit."
-            )
-        codes, uniques = factorize(column)
-        codes, uniques = self._convert(state, codes, uniques, column)
+            # e.g. a date column left blank in this batch, read as float NaN
+            codes = np.full(len(column), -1, dtype=np.int32)
+            uniques = _empty_like_kind(state)
+        else:
+            _check_storage(state, column, family)
+            codes, uniques = factorize(column)
+            codes, uniques = self._convert(state, codes, uniques, column)
         if isinstance(state.transformer, str):  # 'passthrough'
-            table = np.append(uniques, np.nan).astype(np.float32).reshape(-1, 1)
+            table = number_table(uniques, indicator=bool(tokens))
             return _Encoded(table=table, codes=codes)
         return self._encode_values(state, codes, uniques)
 
@@ -579,6 +676,8 @@ default='minhash'
         family = column_family(column)
         if decision.kind in ("numeric", "boolean"):
             numbers, ok = parse_numbers(uniques)
+            if decision.tokens:  # the tokens seen at fit are expected
+                ok |= np.isin(uniques, np.asarray(decision.tokens, dtype=object))
             _warn_unread(state, uniques, ok, "numbers")
             return codes, numbers
         if decision.kind == "datetime":
@@ -726,12 +825,65 @@ def _column_state(column: _Column) -> dict[str, Any]:
     state = dict(vars(column))
     decision = column.decision
     state["decision"] = (decision.kind, decision.reason, decision.conversion,
-                         decision.fmt)  # fmt: skip
+                         decision.fmt, decision.tokens)  # fmt: skip
     return state
 
 
 def _column_from_state(state: dict[str, Any]) -> _Column:
     return _Column(**{**state, "decision": Decision(*state["decision"])})
+
+
+def _check_storage(state: _Column, column: Any, family: str) -> None:
+    """Raise a TypeError when a column's storage contradicts its fitted kind."""
+    kind = state.decision.kind
+    if kind in ("numeric", "boolean", "datetime") and (
+        family in ("numeric", "boolean", "datetime", "time")
+        and (kind == "datetime") != (family in ("datetime", "time"))
+    ):
+        raise TypeError(
+            f"Column {state.name!r} was {kind} at fit ({state.dtype}) but is "
+            f"{dtype_name(column)} at transform. Pass the column with its fit "
+            "type, or refit."
+        )
+    if state.tz_aware is not None and family == "datetime":
+        check_time_zone(state.name, state.dtype, state.tz_aware, column)
+
+
+def _empty_like_kind(state: _Column) -> np.ndarray:
+    """Return no distinct values, typed as the column's kind reads them."""
+    kind = state.decision.kind
+    if kind in ("numeric", "boolean"):
+        return np.empty(0, dtype=np.float64)
+    if kind == "datetime":
+        return np.empty(0, dtype="datetime64[ns]")
+    return np.empty(0, dtype=object)
+
+
+def _order_values(state: _Column, piece: _Encoded, rows: np.ndarray) -> Any:
+    """Return a float per sampled row that orders it as the column does, or None.
+
+    Numbers and dates by value; text by category codes in a seeded random order,
+    so that the order of first appearance (the row order) tells nothing.
+    """
+    if state.decision.kind == "dropped":
+        return None
+    if piece.source is not None:
+        return to_float(piece.source)[rows]
+    if piece.codes is None:
+        return None
+    codes = piece.codes[rows]
+    if piece.values is not None:
+        values = piece.values
+        if values.dtype.kind == "M":
+            values = values.astype("datetime64[ns]").view(np.int64).astype(np.float64)
+            values[piece.values != piece.values] = np.nan  # NaT
+        table = np.append(values.astype(np.float64), np.nan)
+    else:
+        n_distinct = int(codes.max(initial=-1)) + 1
+        table = np.append(
+            np.random.default_rng(0).permutation(n_distinct).astype(np.float64), np.nan
+        )
+    return table[np.where(codes < 0, len(table) - 1, codes)]
 
 
 def _is_row_wise(transformer: Any) -> bool:

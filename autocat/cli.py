@@ -116,14 +116,33 @@ def _table_format(path: Path) -> str:
     )
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
+def read_table(
+    path: str | Path,
+    *,
+    sep: str | None = None,
+    encoding: str | None = None,
+    na_values: str = "empty",
+) -> pd.DataFrame:
     """Read a CSV or Parquet file into a DataFrame, or raise a one-line error.
+
+    CSV files are read as they are written (see ``autocat._dataframe.read_csv``):
+    every column as text, so that the vectorizer decides what is a number and
+    leading zeros survive; only empty cells are missing (``"NA"``, ``"None"``,
+    ``"null"`` stay values) unless ``na_values='pandas'``; the separator and the
+    encoding are detected unless given; a row with more or fewer fields than
+    the header is an error naming its line.
 
     Parameters
     ----------
     path : str or path-like
         A ``.csv`` / ``.tsv`` file (optionally ``.gz``, ``.bz2``, ``.zip``, ``.xz``
         or ``.zst`` compressed) or a ``.parquet`` / ``.pq`` file.
+    sep : str or None, default=None
+        CSV separator; None detects it (tab for ``.tsv``).
+    encoding : str or None, default=None
+        CSV text encoding; None detects it (BOM, UTF-8, else Latin-1).
+    na_values : {'empty', 'pandas'}, default='empty'
+        Which CSV cells are missing: only empty ones, or pandas' default list.
 
     Returns
     -------
@@ -143,12 +162,15 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if path.is_dir():
         raise UsageError(f"{str(path)!r} is a folder; give a CSV or Parquet file")
     kind = _table_format(path)
+    from autocat._dataframe import read_csv
+
     try:
         if kind == "parquet":
             frame = _read_parquet(path)
         else:
-            sep = "\t" if kind == "tsv" else ","
-            frame = pd.read_csv(path, sep=sep, low_memory=False)
+            if sep is None and kind == "tsv":
+                sep = "\t"
+            frame = read_csv(path, sep=sep, encoding=encoding, na_values=na_values)
     except CommandError:
         raise
     except pd.errors.EmptyDataError:
@@ -156,8 +178,11 @@ def read_table(path: str | Path) -> pd.DataFrame:
     except UnicodeDecodeError as exc:
         raise CommandError(
             f"cannot read {str(path)!r} as text ({exc.reason} at byte {exc.start}); "
-            "is it really a CSV file? Save it as UTF-8 CSV or as Parquet"
+            "is it really a CSV file? Pass its --encoding, or save it as UTF-8 CSV "
+            "or as Parquet"
         ) from None
+    except LookupError as exc:  # an unknown --encoding
+        raise UsageError(f"cannot read {str(path)!r}: {_one_line(exc)}") from None
     except (OSError, ValueError) as exc:  # parser errors, corrupt parquet, permissions
         raise CommandError(f"cannot read {str(path)!r}: {_one_line(exc)}") from None
     if frame.shape[1] == 0:
@@ -522,7 +547,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if model is None:
         model = _output_path(_stem(args.data) + ".autocat", "model")
     _check_not_inputs([("DATA", args.data)], [("--out", model), ("--report", report)])
-    frame = read_table(args.data)
+    frame = read_table(args.data, **_read_args(args))
     check_target(frame, args.target, repr(args.data))
     return _fit_and_write(
         args, frame, args.target, model_path=model, report_path=report
@@ -568,7 +593,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     result = _load_model(args.model)
     if args.proba and result.task_ == "regression":
         raise UsageError("--proba needs a classification model; this one regresses")
-    frame = read_table(args.data)
+    frame = read_table(args.data, **_read_args(args))
     expected = [str(c) for c in result.feature_names_in_]
     present = {str(c) for c in frame.columns}
     missing = [c for c in expected if c not in present]
@@ -618,7 +643,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
 
 
 def _cmd_describe(args: argparse.Namespace) -> int:
-    frame = read_table(args.data)
+    frame = read_table(args.data, **_read_args(args))
     target = None
     if args.target is not None:
         columns = [str(c) for c in frame.columns]
@@ -779,6 +804,26 @@ def _common_options(suppress: bool) -> _Parser:
     return parent
 
 
+def _read_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sep", default=None, metavar="CHAR",
+        help="CSV separator (default: detected among , ; tab |)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--encoding", default=None, metavar="NAME",
+        help="CSV encoding (default: detected: BOM, utf-8, else latin-1)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--na-values", choices=("empty", "pandas"), default="empty",
+        help="CSV cells read as missing: only empty ones (default), or also "
+        "pandas' list (NA, null, None, n/a, ...)",
+    )  # fmt: skip
+
+
+def _read_args(args: argparse.Namespace) -> dict[str, Any]:
+    return {"sep": args.sep, "encoding": args.encoding, "na_values": args.na_values}
+
+
 def _search_options(parser: argparse.ArgumentParser, time_budget: float | None) -> None:
     parser.add_argument(
         "--time-budget", type=_positive_float, default=time_budget, metavar="S",
@@ -837,6 +882,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     fit.add_argument("data", metavar="DATA", help="a CSV or Parquet file")
     fit.add_argument("--target", required=True, metavar="COL", help="column to predict")
+    _read_options(fit)
     _search_options(fit, 60.0)
     fit.add_argument(
         "--out", metavar="MODEL",
@@ -879,6 +925,7 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("model", metavar="MODEL", help="a model saved by autocat fit")
     predict.add_argument("data", metavar="DATA", help="a CSV or Parquet file")
     predict.add_argument("--out", metavar="FILE", help="write a CSV or Parquet file")
+    _read_options(predict)
     predict.add_argument(
         "--proba", action="store_true", help="add one probability column per class"
     )
@@ -891,6 +938,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     describe.add_argument("data", metavar="DATA", help="a CSV or Parquet file")
     describe.add_argument("--target", metavar="COL", help="leave this column out")
+    _read_options(describe)
     describe.add_argument("--cardinality-threshold", type=_positive_int, default=30)
     describe.add_argument(
         "--high-cardinality",

@@ -1,13 +1,21 @@
 from __future__ import annotations
 
+from decimal import Decimal
+
 import numpy as np
 import pytest
 
 from autocat._column_kinds import (
     KINDS,
+    as_numbers,
     decide,
     detect_date_format,
     detect_time_format,
+    identifier_reason,
+    index_reason,
+    leading_zero_code,
+    neighbour_score,
+    number_tokens,
     parse_dates,
     parse_numbers,
     parse_times,
@@ -102,7 +110,9 @@ def test_parse_numbers(values, expected):
     np.testing.assert_array_equal(numbers, expected)
 
 
-@pytest.mark.parametrize("bad", ["3,5", "12,34", "1.2.3", "abc", "1 000", "$5"])
+@pytest.mark.parametrize(
+    "bad", ["3,5", "12,34", "1.2.3", "abc", "1 000", "$5%", "(-5)", "$$5", "(5"]
+)
 def test_parse_numbers_rejects(bad):
     _, ok = parse_numbers(_obj(bad))
     assert not ok.any()
@@ -190,8 +200,9 @@ def test_dates_flag_off():
 
 
 def test_rules_check_every_value_not_only_a_sample():
-    values = [f"{i}" for i in range(500)] + ["oops"]
-    assert decide("string", _obj(*values), 0, 501).kind == "high_cardinality"
+    # six distinct tokens, all past the first 200 values: more than numbers allow
+    values = [f"{i}" for i in range(500)] + [f"oops{i}" for i in range(6)]
+    assert decide("string", _obj(*values), 0, 2000).kind == "high_cardinality"
     dates = [f"2020-01-{1 + i % 28:02d}" for i in range(300)] + ["2020-13-45"]
     assert detect_date_format(_obj(*dates)) is None
 
@@ -235,3 +246,210 @@ def test_object_columns_of_dates_and_times():
 def test_number_strings_need_a_mantissa(text, is_number):
     _, ok = parse_numbers(np.array([text], dtype=object))
     assert bool(ok[0]) is is_number
+
+
+# ---------------------------------------------------------------- dirty numbers
+
+
+def _ages(*tokens):
+    return _obj(*[str(a) for a in range(20, 90)], *tokens)
+
+
+@pytest.mark.parametrize("token", ["unknown", ">90", "n/a?", "see notes"])
+def test_numbers_with_a_stray_token_are_numeric_with_the_token_named(token):
+    decision = decide("string", _ages(token), 0, 200)
+    assert decision.kind == "numeric"
+    assert decision.conversion == "number"
+    assert decision.tokens == (token,)
+    assert repr(token) in decision.reason
+    assert "missing indicator" in decision.reason
+
+
+def test_token_rule_counts_distinct_values():
+    # 10 distinct values allow 1 token (10%); 9 allow none
+    ten = _obj(*[str(i) for i in range(1, 10)], "unknown")
+    assert number_tokens(ten) == ("unknown",)
+    assert number_tokens(ten[1:]) is None
+    # at most 5 tokens, however many numbers
+    many = _obj(*[str(i) for i in range(1000)], *[f"t{i}" for i in range(6)])
+    assert number_tokens(many) is None
+    assert number_tokens(many[:-1]) == tuple(f"t{i}" for i in range(5))
+    assert number_tokens(_obj("1", "2")) == ()
+    assert number_tokens(_obj("NA", "?")) is None  # no number at all
+
+
+def test_missing_tokens_are_not_stray_tokens():
+    assert decide("string", _ages("NA", "null", "-"), 0, 100).tokens == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("$1,234.50", 1234.5),
+        ("-$12", -12.0),
+        ("$-12", -12.0),
+        ("€12", 12.0),
+        ("12 €", 12.0),
+        ("£3.5", 3.5),
+        ("(1,234)", -1234.0),
+        ("($5.25)", -5.25),
+        ("12.3%", 12.3),
+        ("-0.5%", -0.5),
+        ("1,000,000", 1e6),
+    ],
+)
+def test_money_percentages_and_thousands_read_as_numbers(text, number):
+    numbers, ok = parse_numbers(_obj(text))
+    assert ok.all()
+    assert numbers[0] == number
+
+
+def test_decimal_values_are_numbers():
+    values = _obj(Decimal("1.10"), Decimal("2.25"), Decimal("NaN"))
+    numbers, ok = parse_numbers(values)
+    assert ok.all()
+    np.testing.assert_array_equal(numbers, [1.1, 2.25, np.nan])
+    assert decide("object", values[:2], 0, 2).kind == "numeric"
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [("02134", "2134", "90210"), ("0123", "123", "00123"), ("007", "42", "12")],
+)
+def test_codes_with_leading_zeros_stay_text(codes):
+    decision = decide("string", _obj(*codes), 0, 3)
+    assert decision.kind == "low_cardinality"
+    assert decision.conversion == "text"
+    assert "leading zeros" in decision.reason
+
+
+def test_leading_zero_rule():
+    assert leading_zero_code(_obj("12", " 0012 ")) == " 0012 "
+    assert leading_zero_code(_obj("0", "0.5", "-0.25", "10", 7)) is None
+
+
+# ----------------------------------------------------- indexes and identifiers
+
+
+def test_index_rules():
+    shuffled = np.random.default_rng(0).permutation(100).astype(float)
+    assert "0..99" in index_reason("x", shuffled, 0, 100)
+    assert "saved row index" in index_reason(
+        "Unnamed: 0", np.arange(0, 300, 3.0), 0, 100
+    )
+    increasing = np.cumsum(np.arange(1, 101)).astype(float)
+    assert "increasing" in index_reason("id", increasing, 0, 100)
+    # no rule: too few rows, a missing value, repeats, fractions, no order
+    assert index_reason("id", np.arange(49.0), 0, 49) is None
+    assert index_reason("id", np.arange(100.0), 1, 101) is None
+    assert index_reason("id", np.arange(99.0), 0, 100) is None
+    assert index_reason("id", np.arange(100.0) + 0.5, 0, 100) is None
+    assert index_reason("id", increasing[::-1].copy(), 0, 100) is None
+
+
+def test_index_columns_are_dropped_unless_asked():
+    decision = decide("numeric", np.arange(100.0), 0, 100, name="Unnamed: 0")
+    assert decision.kind == "dropped"
+    assert decision.reason.startswith("index-like")
+    kept = decide("numeric", np.arange(100.0), 0, 100, drop_identifiers=False)
+    assert kept.kind == "numeric"
+    # an index saved as text is read as numbers, then found
+    as_text = _obj(*[str(i) for i in range(100)])
+    assert decide("string", as_text, 0, 100).kind == "dropped"
+
+
+def test_identifier_rules():
+    ids = _obj(*[f"C{i:06d}-{i % 7}" for i in range(100)])
+    assert decide("string", ids, 0, 100).kind == "dropped"
+    assert "identifier-like" in decide("string", ids, 0, 100).reason
+    # 95%: 95 distinct values in 100 rows are near-unique, 94 are not
+    assert identifier_reason(ids[:95], 5, 105) is not None
+    assert identifier_reason(ids[:94], 0, 100) is None
+    # free text (spaces) is kept, and so is anything under 50 rows
+    text = _obj(*[f"a long note {i}" for i in range(100)])
+    assert decide("string", text, 0, 100).kind == "high_cardinality"
+    assert identifier_reason(ids[:49], 0, 49) is None
+    assert decide("string", ids, 0, 100, drop_identifiers=False).kind == (
+        "high_cardinality"
+    )
+
+
+# ------------------------------------------------------------ neighbour score
+
+
+def test_neighbour_score_regression():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=2000)
+    assert neighbour_score(x, 3 * x + 1, classification=False) > 0.99
+    # half the variance explained: far from the threshold
+    noisy = x + rng.normal(size=2000)
+    assert 0.3 < neighbour_score(x, noisy, classification=False) < 0.7
+    assert abs(neighbour_score(x, rng.normal(size=2000), classification=False)) < 0.1
+    assert neighbour_score(x, np.ones(2000), classification=False) == 0.0
+
+
+def test_neighbour_score_classes_and_ties():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 3000)
+    assert neighbour_score(y.astype(float), y, classification=True) > 0.99
+    assert abs(neighbour_score(rng.normal(size=3000), y, classification=True)) < 0.1
+    # ties are shuffled: a constant column says nothing even on sorted rows
+    assert abs(neighbour_score(np.zeros(3000), np.sort(y), classification=True)) < 0.1
+    x = np.where(rng.random(3000) < 0.5, np.nan, y.astype(float))
+    assert neighbour_score(x, y, classification=True) > 0.99  # NaN rows skipped
+
+
+# ------------------------------------------------------------ more date forms
+
+
+@pytest.mark.parametrize(
+    ("values", "fmt", "first"),
+    [
+        (("10/31/2001 05:00 PM", "01/02/2003 11:30 AM"), "%m/%d/%Y %I:%M %p",
+         "2001-10-31T17:00"),
+        (("2020/03/01 10:00", "2021/12/31 23:59"), "%Y/%m/%d %H:%M",
+         "2020-03-01T10:00"),
+        (("01.03.2020 10:00", "31.12.2021 08:15"), "%d.%m.%Y %H:%M",
+         "2020-03-01T10:00"),
+        (("Sun, 01 Mar 2020 10:00:00 +0100", "Tue, 31 Dec 2019 23:00:00 -0000"),
+         "%a, %d %b %Y %H:%M:%S %z", "2020-03-01T09:00"),
+        (("Mar 2020", "Dec 2021"), "%b %Y", "2020-03-01T00:00"),
+        (("March 2020", "December 2021"), "%B %Y", "2020-03-01T00:00"),
+    ],
+)  # fmt: skip
+def test_more_date_forms(values, fmt, first):
+    found = detect_date_format(_obj(*values))
+    assert found is not None and found[0] == fmt
+    parsed = parse_dates(_obj(*values), fmt)
+    assert parsed[0] == np.datetime64(first)
+    assert decide("string", _obj(*values), 0, 2).kind == "datetime"
+
+
+def test_dayfirst_and_given_format():
+    values = _obj("01/02/2020", "03/04/2021")
+    assert decide("string", values, 0, 2).fmt == "%m/%d/%Y"
+    decision = decide("string", values, 0, 2, dayfirst=True)
+    assert decision.fmt == "%d/%m/%Y"
+    assert "day first" in decision.reason
+    # unambiguous columns ignore dayfirst
+    assert decide("string", _obj("12/31/2020"), 0, 1, dayfirst=True).fmt == ("%m/%d/%Y")
+    given = decide("string", _obj("2020|03|01"), 0, 1, date_format="%Y|%m|%d")
+    assert (given.kind, given.fmt, given.conversion) == (
+        "datetime", "%Y|%m|%d", "date",
+    )  # fmt: skip
+    assert "given" in given.reason
+
+
+# ----------------------------------------------------------- targets as text
+
+
+def test_as_numbers_reads_text_targets():
+    np.testing.assert_array_equal(
+        as_numbers(_obj("100,235", "$1,234.50", None)), [100235.0, 1234.5, np.nan]
+    )
+    ints = as_numbers(_obj("1", "0", "1"))
+    assert ints.dtype == np.int64
+    assert as_numbers(_obj("High", "Low", "None")) is None
+    assert as_numbers(_obj("02134", "2134")) is None  # codes are labels
+    assert as_numbers(np.array([1.5, 2.5])) is None  # already numbers
+    assert as_numbers(_obj("NA", None)) is None

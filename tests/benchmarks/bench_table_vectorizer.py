@@ -15,6 +15,11 @@ peak memory traced by ``tracemalloc`` during one more call (numpy and Python
 allocations; Arrow buffers are not traced; the input table is not counted)
 next to the output size, and the ratios measured in the same run.
 
+The same table as a polars DataFrame (``pl.from_pandas``, built before timing)
+is then encoded too, and ``MinHashEncoder`` encodes the 50,000-value column from
+pandas and from polars: polars strings reach the encoders through Arrow, not
+``to_numpy()`` (skipped when polars is not installed, or with ``--no-polars``).
+
 Run: ``python tests/benchmarks/bench_table_vectorizer.py`` (add ``--small`` for a
 quick check, ``--no-skrub`` to skip the peer).
 
@@ -74,13 +79,45 @@ def make_table(n_rows: int, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
-def timed(vectorizer_factory) -> tuple[float, np.ndarray]:
+def timed(vectorizer_factory, frame=None) -> tuple[float, np.ndarray]:
     """Return the wall time and output of one fit_transform of a fresh vectorizer."""
     vectorizer = vectorizer_factory()
     gc.collect()
     start = time.perf_counter()
-    out = vectorizer.fit_transform(FRAME)
+    out = vectorizer.fit_transform(FRAME if frame is None else frame)
     return time.perf_counter() - start, np.asarray(out)
+
+
+def polars_runs(frame: pd.DataFrame, repeat: int, pandas_s: float) -> None:
+    """Time the vectorizer on a polars copy and min-hash on one column of each."""
+    try:
+        import polars as pl
+    except ImportError:
+        print("polars is not installed: pip install 'autocat[polars]' to compare")
+        return
+    from autocat import MinHashEncoder
+
+    polars_frame = pl.from_pandas(frame)
+    n = len(frame)
+    seconds = statistics.median(
+        timed(TableVectorizer, polars_frame)[0] for _ in range(repeat)
+    )
+    print(
+        f"autocat TableVectorizer  {seconds:8.2f} s  {n / seconds:11,.0f} rows/s  "
+        f"on polars (median of {repeat} runs; {seconds / pandas_s:.2f}x pandas)"
+    )
+    column = {"pandas": frame[["high_0"]], "polars": polars_frame.select("high_0")}
+    spent = {}
+    for name, table in column.items():
+        spent[name] = statistics.median(
+            timed(MinHashEncoder, table)[0] for _ in range(repeat)
+        )
+    print(
+        f"MinHashEncoder on high_0 {spent['pandas']:8.2f} s from pandas, "
+        f"{spent['polars']:.2f} s from polars "
+        f"({spent['polars'] / spent['pandas']:.2f}x; "
+        f"median of {repeat} runs)"
+    )
 
 
 def traced_peak(vectorizer_factory) -> int:
@@ -101,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--small", action="store_true", help="20k rows, one run")
     parser.add_argument("--no-skrub", action="store_true")
+    parser.add_argument("--no-polars", action="store_true")
     args = parser.parse_args(argv)
     if args.small:
         args.rows, args.repeat = 20_000, 1
@@ -128,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         f"peak {peak / 2**20:7.1f} MiB = {peak / out.nbytes:.2f}x output "
         f"(median of {args.repeat} runs)"
     )
+    if not args.no_polars:
+        polars_runs(frame, args.repeat, ours_s)
     if args.no_skrub:
         return 0
     try:

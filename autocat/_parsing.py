@@ -1,0 +1,342 @@
+"""How the strings of a column are read: numbers, money, dates and times.
+
+Pure functions on 1-D numpy arrays of distinct values, used by the kind rules in
+``autocat._column_kinds`` at fit and replayed by the encoders at transform.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal
+from numbers import Real
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "MISSING_TOKENS",
+    "detect_date_format",
+    "detect_time_format",
+    "is_missing",
+    "is_number",
+    "parse_dates",
+    "parse_numbers",
+    "parse_times",
+    "sample_then_all",
+    "stringify",
+]
+
+# Strings that mean "no value" inside a column of numbers (compared stripped and
+# lower-cased). They are only read as missing once the rest of the column is
+# known to hold numbers.
+MISSING_TOKENS = frozenset({"", "nan", "na", "n/a", "null", "none", "-", "?"})
+
+# A mantissa with at least one digit ("12", "1,234.5", "3.", ".5"), then an optional
+# exponent: "E250" is a code, not a number. Around it: an optional sign, a currency
+# symbol before or after, a trailing percent sign, or accounting parentheses for
+# negative amounts ("(1,234)").
+_NUMBER = re.compile(
+    r"(?P<open>\()?(?P<sign>[+-])?(?P<pre>[$\u20ac\u00a3\u00a5])?\s?(?P<sign2>[+-])?"
+    r"(?P<num>(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
+    r"\s?(?P<post>[$\u20ac\u00a3\u00a5%])?(?P<close>\))?",
+    re.ASCII,
+)
+_HAS_DIGIT = re.compile(r"\d")
+_TIME = re.compile(
+    r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2})(?P<f>\.\d{1,9})?)?"
+    r"(?:\s?(?P<p>[AaPp][Mm]))?"
+)
+_ISO = re.compile(
+    r"\d{4}-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?"
+    r"(?:Z|[+-]\d{2}:?\d{2})?)?)?"
+)
+
+# Candidate formats, most common first. Month-first comes before day-first so
+# that a column valid under both (no day above 12) reads as month-first, which
+# the decision then reports as ambiguous.
+_DATE_FORMATS = (
+    "%m/%d/%Y",
+    "%d/%m/%Y",
+    "%Y/%m/%d",
+    "%m-%d-%Y",
+    "%d-%m-%Y",
+    "%d.%m.%Y",
+    "%m/%d/%y",
+    "%d/%m/%y",
+    "%m/%d/%Y %H:%M",
+    "%m/%d/%Y %H:%M:%S",
+    "%d/%m/%Y %H:%M",
+    "%d/%m/%Y %H:%M:%S",
+    "%m/%d/%Y %I:%M %p",
+    "%m/%d/%Y %I:%M:%S %p",
+    "%d/%m/%Y %I:%M %p",
+    "%d/%m/%Y %I:%M:%S %p",
+    "%Y/%m/%d %H:%M",
+    "%Y/%m/%d %H:%M:%S",
+    "%d.%m.%Y %H:%M",
+    "%d.%m.%Y %H:%M:%S",
+    "%d %b %Y",
+    "%d %B %Y",
+    "%b %d, %Y",
+    "%B %d, %Y",
+    "%b %d %Y",
+    "%d-%b-%Y",
+    "%d-%b-%y",
+    "%b %Y",
+    "%B %Y",
+    # RFC 2822, as e-mail headers and RSS feeds write dates
+    "%a, %d %b %Y %H:%M:%S %z",
+    "%a, %d %b %Y %H:%M:%S GMT",
+    "%d %b %Y %H:%M:%S %z",
+)
+_AMBIGUOUS_PAIRS = {
+    "%m/%d/%Y": "%d/%m/%Y",
+    "%m-%d-%Y": "%d-%m-%Y",
+    "%m/%d/%y": "%d/%m/%y",
+    "%m/%d/%Y %H:%M": "%d/%m/%Y %H:%M",
+    "%m/%d/%Y %H:%M:%S": "%d/%m/%Y %H:%M:%S",
+    "%m/%d/%Y %I:%M %p": "%d/%m/%Y %I:%M %p",
+    "%m/%d/%Y %I:%M:%S %p": "%d/%m/%Y %I:%M:%S %p",
+}
+_DAY_FIRST_PAIRS = {day: month for month, day in _AMBIGUOUS_PAIRS.items()}
+# Values tried before committing to a format on every distinct value.
+_SAMPLE = 200
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, Real | np.number | Decimal) and not isinstance(
+        value, bool | np.bool_
+    )
+
+
+def sample_then_all(values: np.ndarray) -> list[np.ndarray]:
+    """Return a small sample first, to reject most columns cheaply, then all."""
+    if len(values) <= _SAMPLE:
+        return [values]
+    return [values[:_SAMPLE], values]
+
+
+def parse_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Read numbers, numeric strings and missing tokens as float64.
+
+    Strings may have surrounding white space, thousands separators (``"121,511"``),
+    exponents, a sign, a currency symbol (``$``, ``€``, ``£``, ``¥``) before or
+    after the number, accounting parentheses for a negative amount
+    (``"(1,234)"`` is -1234) and a trailing ``%``. A percentage keeps its written
+    number: ``"12.3%"`` reads 12.3, on the scale of a column written ``"12.3"``.
+    ``decimal.Decimal`` values read as floats. :data:`MISSING_TOKENS` (``""``,
+    ``"NA"``, ``"?"``...) and missing values give ``NaN``.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        Strings, numbers or missing values.
+
+    Returns
+    -------
+    numbers : ndarray of float64 of shape (n,)
+        The values, ``NaN`` where missing or unreadable.
+    ok : ndarray of bool of shape (n,)
+        False where a value is neither a number nor missing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import parse_numbers
+    >>> values = np.array(["121,511", " 3.5 ", "NA", "x"], dtype=object)
+    >>> numbers, ok = parse_numbers(values)
+    >>> numbers.tolist(), ok.tolist()
+    ([121511.0, 3.5, nan, nan], [True, True, True, False])
+    >>> parse_numbers(np.array(["$1,234.50", "12.3%", "(1,000)"]))[0].tolist()
+    [1234.5, 12.3, -1000.0]
+    """
+    numbers = np.full(len(values), np.nan)
+    ok = np.ones(len(values), dtype=bool)
+    for i, value in enumerate(values):
+        if isinstance(value, str):
+            text = value.strip()
+            if text.lower() in MISSING_TOKENS:
+                continue
+            number = _read_number(text)
+            if number is None:
+                ok[i] = False
+            else:
+                numbers[i] = number
+        elif is_number(value) or isinstance(value, bool | np.bool_):
+            numbers[i] = float(value)
+        elif value is None or value is pd.NA or value is pd.NaT:
+            continue
+        else:
+            ok[i] = False
+    return numbers, ok
+
+
+def _read_number(text: str) -> float | None:
+    found = _NUMBER.fullmatch(text)
+    if found is None:
+        return None
+    sign, sign2, pre, post = found["sign"], found["sign2"], found["pre"], found["post"]
+    if (found["open"] is None) != (found["close"] is None):
+        return None
+    if (sign and sign2) or (pre and post) or (found["open"] and (sign or sign2)):
+        return None
+    if post and post != "%" and found["open"] is None and (sign2 or pre):
+        return None
+    number = float(found["num"].replace(",", ""))
+    if found["open"] or "-" in (sign or "") + (sign2 or ""):
+        number = -number
+    return number
+
+
+def detect_time_format(values: np.ndarray) -> str | None:
+    """Return the format of strings that all read as times of day, or None.
+
+    Times are ``H:MM``, ``H:MM:SS`` or ``H:MM:SS.fff``, 24-hour or with
+    ``AM``/``PM``; the format returned names the widest form seen.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import detect_time_format
+    >>> detect_time_format(np.array(["21:37:00", "08:05:10.5"], dtype=object))
+    '%H:%M:%S.%f'
+    >>> detect_time_format(np.array(["9:30 PM", "10:15 am"], dtype=object))
+    '%I:%M %p'
+    >>> detect_time_format(np.array(["21:37", "bus"], dtype=object)) is None
+    True
+    """
+    for part in sample_then_all(values):
+        if not all(isinstance(v, str) and _TIME.fullmatch(v.strip()) for v in part):
+            return None
+    if np.isnat(parse_times(values)).any():
+        return None
+    matches = [_TIME.fullmatch(v.strip()) for v in values]
+    fmt = "%I:%M" if any(m["p"] for m in matches) else "%H:%M"
+    if any(m["s"] for m in matches):
+        fmt += ":%S"
+    if any(m["f"] for m in matches):
+        fmt += ".%f"
+    return fmt + " %p" if fmt.startswith("%I") else fmt
+
+
+def parse_times(values: np.ndarray) -> np.ndarray:
+    """Read times of day as datetime64[ns] on 1970-01-01, NaT where unreadable.
+
+    Accepts every form :func:`detect_time_format` recognises, whatever the
+    format found at fit.
+    """
+    ns = np.full(len(values), np.iinfo(np.int64).min, dtype=np.int64)
+    for i, value in enumerate(values):
+        found = _TIME.fullmatch(value.strip()) if isinstance(value, str) else None
+        if found is None:
+            continue
+        hour, minute = int(found["h"]), int(found["m"])
+        second = int(found["s"] or 0)
+        if found["p"]:
+            if not 1 <= hour <= 12:
+                continue
+            hour = hour % 12 + (12 if found["p"].lower() == "pm" else 0)
+        if hour > 23 or minute > 59 or second > 59:
+            continue
+        nanos = int((found["f"] or ".0")[1:].ljust(9, "0"))
+        ns[i] = ((hour * 60 + minute) * 60 + second) * 10**9 + nanos
+    return ns.view("datetime64[ns]")
+
+
+def detect_date_format(
+    values: np.ndarray, *, dayfirst: bool = False
+) -> tuple[str, str] | None:
+    """Return the format reading every string as a date, and a note, or None.
+
+    ISO 8601 strings (``"2020-03-01"``, ``"2020-03-01T10:00:00Z"``) come first;
+    then common forms: day/month orders with ``/``, ``-`` or ``.``, with times
+    (24-hour or ``AM``/``PM``), ``"2020/03/01 10:00"``, month names
+    (``"Mar 2020"``, ``"12 March 2020"``) and RFC 2822 (``"Sun, 01 Mar 2020
+    10:00:00 +0100"``, converted to UTC). When both month-first and day-first
+    read every value, month-first is chosen (day-first with ``dayfirst=True``)
+    and the note says so.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import detect_date_format
+    >>> detect_date_format(np.array(["09/12/1986", "01/02/2003"], dtype=object))
+    ('%m/%d/%Y', '; day/month order ambiguous, month first assumed')
+    >>> detect_date_format(np.array(["2020-03-01", "2021-12-31"], dtype=object))
+    ('ISO8601', '')
+    >>> detect_date_format(np.array(["09/12/1986"], dtype=object), dayfirst=True)
+    ('%d/%m/%Y', '; day/month order ambiguous, day first (dayfirst=True)')
+    """
+    if not all(
+        isinstance(v, str) and 6 <= len(v.strip()) <= 40 and _HAS_DIGIT.search(v)
+        for v in values[:_SAMPLE]
+    ):
+        return None
+    if all(_ISO.fullmatch(v.strip()) for v in values):
+        if not np.isnat(parse_dates(values, "ISO8601")).any():
+            return "ISO8601", ""
+        return None
+    pairs = _DAY_FIRST_PAIRS if dayfirst else _AMBIGUOUS_PAIRS
+    formats = _DATE_FORMATS
+    if dayfirst:  # each day-first format takes its month-first twin's place
+        twins = {**_AMBIGUOUS_PAIRS, **_DAY_FIRST_PAIRS}
+        formats = tuple(twins.get(fmt, fmt) for fmt in _DATE_FORMATS)
+    first = values[0].strip()
+    for fmt in formats:
+        if not _reads_as(first, fmt):  # a cheap rejection before parsing them all
+            continue
+        if all(
+            not np.isnat(parse_dates(part, fmt)).any()
+            for part in sample_then_all(values)
+        ):
+            other = pairs.get(fmt)
+            if other is not None and not np.isnat(parse_dates(values, other)).any():
+                if dayfirst:
+                    return fmt, "; day/month order ambiguous, day first (dayfirst=True)"
+                return fmt, "; day/month order ambiguous, month first assumed"
+            return fmt, ""
+    return None
+
+
+def _reads_as(text: str, fmt: str) -> bool:
+    try:
+        dt.datetime.strptime(text, fmt)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_dates(values: np.ndarray, fmt: str) -> np.ndarray:
+    """Read strings as datetime64[ns] with ``fmt``, NaT where unreadable.
+
+    Time-zone aware strings are converted to UTC.
+    """
+    stripped = pd.Series(
+        [v.strip() if isinstance(v, str) else None for v in values], dtype=object
+    )
+    parsed = pd.to_datetime(stripped, format=fmt, errors="coerce", utc=True)
+    return parsed.dt.tz_localize(None).to_numpy("datetime64[ns]")
+
+
+def stringify(values: np.ndarray) -> np.ndarray:
+    """Each non-missing value as its ``str``; missing values stay ``None``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import stringify
+    >>> stringify(np.array([1, "a", None, 2.5], dtype=object)).tolist()
+    ['1', 'a', None, '2.5']
+    """
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        out[i] = None if is_missing(value) else str(value)
+    return out
+
+
+def is_missing(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float | np.floating) and value != value
