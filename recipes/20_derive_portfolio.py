@@ -96,6 +96,12 @@ parser.add_argument(
 )
 parser.add_argument("--chunk", type=int, default=12, help="candidates per unit")
 parser.add_argument(
+    "--candidates",
+    default=":",
+    metavar="START:STOP",
+    help="score only these candidates, to share the work between machines",
+)
+parser.add_argument(
     "--write", action="store_true", help="write autocat/_portfolio.json"
 )
 args = parser.parse_args()
@@ -331,13 +337,15 @@ else:
     if args.resume and out_file is not None and out_file.exists():
         done = pd.read_csv(out_file)
     finished = set(zip(done["task"], done["params"], strict=True))
+    first, last = (int(v) if v else None for v in args.candidates.split(":"))
+    wanted = range(len(candidates))[first:last]
     units = []
-    for start in range(0, len(candidates), args.chunk):
+    for start in range(wanted.start, wanted.stop, args.chunk):
         for name in names:
             todo = [
                 (i, p)
                 for i, p in enumerate(candidates)
-                if start <= i < start + args.chunk
+                if start <= i < min(start + args.chunk, wanted.stop)
                 and (name, json.dumps(p, sort_keys=True)) not in finished
             ]
             if todo:
