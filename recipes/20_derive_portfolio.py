@@ -368,12 +368,17 @@ else:
         )
     scores = pd.concat(collected, ignore_index=True)
 
-# A failed fit counts as the worst score of its task and fold; a candidate not
-# scored on every task (an interrupted run) is left out.
+# A failed fit counts as the worst score of its task and fold. After an
+# interrupted run, the tasks the paper's recipe was not scored on are left out,
+# then the candidates not scored on every remaining task.
 worst = scores.groupby(["task", "fold"])["score"].transform("min")
 scores = scores.assign(score=scores["score"].fillna(worst))
 params_of = scores.drop_duplicates("candidate").set_index("candidate")["params"]
-mean = scores.pivot_table(index="candidate", columns="task", values="score").dropna()
+mean = scores.pivot_table(index="candidate", columns="task", values="score")
+paper = json.dumps(default_params("minhash"), sort_keys=True)
+paper_id = params_of.index[params_of == paper][0]
+# the tasks the paper's recipe was scored on, then the candidates scored on all
+mean = mean.loc[:, mean.loc[paper_id].notna()].dropna()
 candidates = [json.loads(params_of[i]) for i in mean.index]
 task_names = list(mean.columns)
 print(
