@@ -376,6 +376,13 @@ scores = scores.assign(score=scores["score"].fillna(worst))
 params_of = scores.drop_duplicates("candidate").set_index("candidate")["params"]
 mean = scores.pivot_table(index="candidate", columns="task", values="score")
 paper = json.dumps(default_params("minhash"), sort_keys=True)
+if paper not in set(params_of):
+    print(
+        "The paper's recipe is not among the scored candidates (a --candidates "
+        "run): merge its scores with the others' and rerun with --scores. "
+        f"{len(scores)} scores saved."
+    )
+    raise SystemExit(0)
 paper_id = params_of.index[params_of == paper][0]
 # the tasks the paper's recipe was scored on, then the candidates scored on all
 mean = mean.loc[:, mean.loc[paper_id].notna()].dropna()
