@@ -70,7 +70,11 @@ from sklearn.preprocessing import LabelEncoder
 
 import autocat
 from autocat._search_space import SEARCH_SPACE, default_params, suggest_params
-from autocat._tuning import EARLY_STOPPING_ROUNDS, MAX_ROUNDS
+
+try:  # the search's own constants, wherever the search keeps them
+    from autocat._trials import EARLY_STOPPING_ROUNDS, MAX_ROUNDS
+except ImportError:
+    from autocat._tuning import EARLY_STOPPING_ROUNDS, MAX_ROUNDS
 
 SMALL = os.environ.get("AUTOCAT_RECIPE_SMALL", "") not in ("", "0")
 HERE = Path(__file__).resolve().parent
