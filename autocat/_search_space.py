@@ -480,12 +480,93 @@ def param_grid(task: str, *, prefix: str = "") -> list[dict[str, list[Any]]]:
     return grids
 
 
+# -- the portfolio ------------------------------------------------------------
+# Configurations tried first, derived offline by recipes/20_derive_portfolio.py and
+# stored as package data. Entries that no longer fit the search space (a renamed
+# parameter, a value outside a narrowed range) are skipped, so that the file can
+# outlive a change of SEARCH_SPACE; parameters it lacks take their defaults.
+_PORTFOLIO_FILE = "_portfolio.json"
+
+
+def _portfolio_document() -> dict[str, Any]:
+    # Imported here so that this section stays one hunk at the end of the module.
+    import importlib.resources
+    import json
+
+    try:
+        text = (
+            importlib.resources.files("autocat")
+            .joinpath(_PORTFOLIO_FILE)
+            .read_text(encoding="utf-8")
+        )
+    except FileNotFoundError:
+        import logging
+
+        logging.getLogger("autocat").debug(
+            "no %s in the package: the portfolio is empty", _PORTFOLIO_FILE
+        )
+        return {"portfolio": []}
+    document: dict[str, Any] = json.loads(text)
+    return document
+
+
+def _portfolio_entry(entry: object) -> dict[str, Any] | None:
+    """Return ``entry`` completed with defaults, or None if it is not in the space."""
+    if not isinstance(entry, dict):
+        return None
+    encoder = entry.get("encoder", "minhash")
+    if encoder not in ENCODERS:
+        return None
+    specs = {s.name: s for s in SEARCH_SPACE}
+    for name, value in entry.items():
+        spec = specs.get(name)
+        if spec is None or not _applies(spec, encoder):
+            return None
+        try:
+            inside = spec.distribution._contains(
+                spec.distribution.to_internal_repr(value)
+            )
+        except (TypeError, ValueError):
+            inside = False
+        if not inside or isinstance(value, bool):
+            return None
+    return {**default_params(encoder), **entry}
+
+
 def portfolio() -> list[dict[str, Any]]:
-    """Return the configurations tried first by :func:`~autocat.auto_fit`, in order.
+    """Return the configurations to try first, in order, as flat recipe parameters.
+
+    The portfolio is derived offline by ``recipes/20_derive_portfolio.py``: a
+    greedy selection of configurations that are strong across many tables,
+    scored with honest cross-validation. Entries that are not points of
+    :data:`SEARCH_SPACE` are skipped; parameters an entry lacks take their
+    defaults.
 
     Returns
     -------
     list of dict
-        Flat recipe parameters.
+        New dicts at each call, each usable as ``Recipe(task, **params)``.
+
+    Examples
+    --------
+    >>> from autocat._search_space import portfolio
+    >>> first = portfolio()[0]
+    >>> first["encoder"] in ("minhash", "gamma_poisson")
+    True
     """
-    return [default_params("minhash"), default_params("gamma_poisson")]
+    import logging
+
+    logger = logging.getLogger("autocat")
+    entries: list[dict[str, Any]] = []
+    for index, entry in enumerate(_portfolio_document().get("portfolio", [])):
+        checked = _portfolio_entry(entry)
+        if checked is None:
+            logger.debug(
+                "portfolio entry %d is not in the search space, skipped: %r",
+                index,
+                entry,
+            )
+            continue
+        if checked not in entries:
+            entries.append(checked)
+    return [dict(entry) for entry in entries]

@@ -1,0 +1,135 @@
+"""The portfolio: package data read by autocat._search_space.portfolio()."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import math
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from optuna.distributions import (
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+)
+
+import autocat
+from autocat import _search_space
+from autocat._search_space import SEARCH_SPACE, default_params, portfolio
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENT = json.loads((ROOT / "autocat" / "_portfolio.json").read_text())
+
+
+def in_space(params):
+    """An independent check that ``params`` is one complete point of the space."""
+    encoder = params["encoder"]
+    expected = {
+        spec.name for spec in SEARCH_SPACE if spec.only_for_encoder in (None, encoder)
+    }
+    if set(params) != expected:
+        return False
+    for spec in SEARCH_SPACE:
+        if spec.name not in params:
+            continue
+        value, dist = params[spec.name], spec.distribution
+        if isinstance(dist, CategoricalDistribution):
+            ok = value in dist.choices
+        elif isinstance(dist, IntDistribution):
+            ok = isinstance(value, int) and dist.low <= value <= dist.high
+        else:
+            assert isinstance(dist, FloatDistribution)
+            ok = isinstance(value, float) and dist.low <= value <= dist.high
+        if not ok:
+            return False
+    return True
+
+
+def test_every_entry_is_a_complete_point_of_the_search_space():
+    entries = portfolio()
+    assert len(entries) >= 5
+    assert all(in_space(entry) for entry in entries), entries
+    for entry in entries:  # and autocat builds each
+        autocat.Recipe("binary", **entry).build()
+
+
+def test_entries_are_distinct_and_in_the_file_order():
+    entries = portfolio()
+    keys = [json.dumps(entry, sort_keys=True) for entry in entries]
+    assert len(set(keys)) == len(keys)
+    # nothing is added, dropped or reordered: the derivation's order is kept
+    assert entries == [
+        {**default_params(e["encoder"]), **e} for e in DOCUMENT["portfolio"]
+    ]
+
+
+def test_first_entry_is_what_the_derivation_chose():
+    # the loader puts nothing (e.g. the paper's recipe) before the derived order
+    assert portfolio()[0] == DOCUMENT["portfolio"][0]
+
+
+def test_file_records_how_it_was_derived():
+    assert DOCUMENT["candidates"] >= len(DOCUMENT["portfolio"])
+    assert len(DOCUMENT["tasks"]) >= 10
+    check = DOCUMENT["leave_task_out"]["median_regret"]
+    assert {"default", "portfolio@1", "random@1"} <= set(check)
+    assert all(math.isfinite(value) for value in check.values())
+
+
+def test_returns_new_dicts_at_each_call():
+    first = portfolio()
+    first[0]["max_depth"] = -1
+    assert portfolio()[0]["max_depth"] != -1
+
+
+def test_entries_outside_the_space_are_skipped_with_a_debug_message(
+    monkeypatch, caplog
+):
+    good = default_params("minhash") | {"max_depth": 4}
+    entries = [
+        good | {"colsample_by_tree": 0.8},  # unknown name
+        good | {"max_depth": 99},  # out of range
+        good | {"max_depth": 4.5},  # not an integer
+        good | {"n_components": 7},  # not one of the choices
+        good | {"gp_alpha": 1.1},  # a Gamma-Poisson prior on min-hash
+        good | {"encoder": "word2vec"},  # unknown encoder
+        "not a dict",
+        good,
+        {"encoder": "gamma_poisson", "learning_rate": 0.1},  # incomplete: defaults
+        good,  # a duplicate
+    ]
+    monkeypatch.setattr(
+        _search_space, "_portfolio_document", lambda: {"portfolio": entries}
+    )
+    with caplog.at_level(logging.DEBUG, logger="autocat"):
+        got = portfolio()
+    assert got == [good, default_params("gamma_poisson") | {"learning_rate": 0.1}]
+    skipped = [r for r in caplog.records if "not in the search space" in r.message]
+    assert len(skipped) == 7
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    importlib.util.find_spec("hatchling") is None, reason="hatchling is not installed"
+)
+def test_wheel_contains_the_portfolio(tmp_path):
+    source = tmp_path / "src"
+    shutil.copytree(ROOT / "autocat", source / "autocat",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    shutil.copy(ROOT / "pyproject.toml", source)
+    (source / "README.md").write_text((ROOT / "README.md").read_text())
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
+         "--no-build-isolation", "-q", "-w", str(tmp_path / "dist")],
+        check=True,
+    )  # fmt: skip
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        packed = json.loads(archive.read("autocat/_portfolio.json"))
+    assert packed["portfolio"] == DOCUMENT["portfolio"]
