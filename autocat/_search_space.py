@@ -520,7 +520,7 @@ def _portfolio_entry(entry: object) -> dict[str, Any] | None:
     specs = {s.name: s for s in SEARCH_SPACE}
     for name, value in entry.items():
         spec = specs.get(name)
-        if spec is None or not _applies(spec, encoder):
+        if spec is None or not _applies(spec, {**default_params(encoder), **entry}):
             return None
         try:
             inside = spec.distribution._contains(

@@ -7,8 +7,9 @@ import pandas as pd
 from sklearn.metrics import get_scorer
 from sklearn.model_selection import KFold
 
+from autocat._budget import Budget
 from autocat._recipe import Recipe
-from autocat._tuning import EncodingCache, _Objective
+from autocat._trials import EncodingCache, TrialRunner, inner_splits
 
 WORDS = ["red", "green", "blue", "cat", "dog", "tree", "sky", "sea", "sun", "rain"]
 
@@ -23,11 +24,12 @@ def test_text_and_target_parameters_are_part_of_the_encoding_key():
         }
     )
     y = X["years"].to_numpy() + rng.normal(0, 1, n)
-    objective = _Objective(
-        X=X, y=y, task="regression", scorer=get_scorer("r2"),
-        splits=list(KFold(3, shuffle=True, random_state=0).split(X)), n_folds=3,
-        random_state=0, xgb_threads=1, cache=EncodingCache(), deadline=None,
-        time_budget=None,
+    splits = list(KFold(3, shuffle=True, random_state=0).split(X))
+    objective = TrialRunner(
+        X=X, y=y, task="regression", scorer=get_scorer("r2"), splits=splits,
+        inner=inner_splits(splits, y, "regression", 0), n_folds=3,
+        random_state=0, xgb_threads=1, cache=EncodingCache(), budget=Budget(None),
+        n_classes=0, vectorizer_params={},
     )  # fmt: skip
     wide, _, _ = objective.encoded(Recipe(text_encoder="text"), 0)
     narrow, _, _ = objective.encoded(
@@ -42,7 +44,7 @@ def test_text_and_target_parameters_are_part_of_the_encoding_key():
     # matters, unless a column is set to an encoder by the user
     low = Recipe(cardinality_threshold=500, text_encoder="text")
     other = Recipe(cardinality_threshold=500, encoder="target", text_analyzer="word")
-    assert objective.encoding_key(low, 0) == objective.encoding_key(other, 0)
+    assert objective._key(low, 0) == objective._key(other, 0)
     forced = Recipe(specific_transformers={"notes": "target"}, n_components=5)
     target, _, _ = objective.encoded(forced, 0)
     assert target.shape[1] == 2
