@@ -3,6 +3,7 @@
 from autocat import datasets as datasets
 from autocat._auto import auto_fit
 from autocat._datetime import DatetimeEncoder
+from autocat._estimators import AutoClassifier, AutoRegressor
 from autocat._gamma_poisson import GammaPoissonEncoder
 from autocat._minhash import MinHashEncoder
 from autocat._persistence import load
@@ -19,6 +20,8 @@ from autocat._table_vectorizer import TableVectorizer
 __version__ = "0.1.0"
 
 __all__ = [
+    "AutoClassifier",
+    "AutoRegressor",
     "AutoResult",
     "DatetimeEncoder",
     "GammaPoissonEncoder",
