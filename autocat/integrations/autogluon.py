@@ -1,0 +1,200 @@
+"""An AutoGluon feature generator that encodes dirty string columns with autocat.
+
+:class:`AutocatFeatureGenerator` finds the string columns with more than
+``cardinality_threshold`` distinct values (high-cardinality categories and free
+text alike) and encodes them with autocat's TableVectorizer (min-hash by default),
+then passes every other column through unchanged. Put it in front of AutoGluon's
+default pipeline with :func:`feature_generator`::
+
+    predictor.fit(train, feature_generator=feature_generator())
+
+AutoGluon is imported on first use; install it with
+``pip install 'autocat[autogluon]'``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from autocat.integrations._common import build_vectorizer, require
+
+__all__ = ["AutocatFeatureGenerator", "feature_generator"]  # noqa: F822 (built lazily)
+
+_MODES = ("replace", "add")
+
+
+def _abstract_generator() -> type:
+    generators = require("autogluon.features.generators", "autogluon")
+    return generators.AbstractFeatureGenerator  # type: ignore[no-any-return]
+
+
+def __getattr__(name: str) -> Any:
+    # the class derives from AutoGluon's, so it is built on first use
+    if name == "AutocatFeatureGenerator":
+        return _generator_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_CLASS: dict[str, type] = {}
+
+
+def _generator_class() -> type:
+    if "class" in _CLASS:
+        return _CLASS["class"]
+    base = _abstract_generator()
+
+    class AutocatFeatureGenerator(base):  # type: ignore[misc, valid-type]
+        """Encode high-cardinality and free-text string columns with autocat.
+
+        An AutoGluon ``AbstractFeatureGenerator``: a string (``object`` or
+        ``category``) column with more than ``cardinality_threshold`` distinct
+        values in the training rows is encoded by autocat's TableVectorizer into
+        ``n_components`` float columns; AutoGluon's own generators handle the
+        rest. Unseen values at prediction time get an encoding of their own
+        (min-hash encodes any string), not a missing value.
+
+        Parameters
+        ----------
+        mode : {'replace', 'add'}, default='replace'
+            ``'replace'``: the encoded columns replace the string columns, so
+            AutoGluon's category and text n-gram features are not built for
+            them. ``'add'``: the string columns are kept as well, and AutoGluon
+            processes them as usual next to the encodings.
+        cardinality_threshold : int, default=30
+            String columns with more distinct values than this are encoded.
+        encoder : str, default='minhash'
+            The high-cardinality encoder, a value of the search-space table's
+            ``encoder`` row (``'minhash'``, ``'gamma_poisson'``, ...).
+        n_components : int, default=30
+            Output dimension per encoded column.
+        random_state : int, default=0
+            Seed of the encoder.
+        **kwargs
+            Passed to ``AbstractFeatureGenerator`` (``verbosity``, ...).
+
+        Attributes
+        ----------
+        encoded_columns_ : list of str
+            The columns that autocat encodes.
+        vectorizer_ : TableVectorizer or None
+            Fitted on those columns; ``None`` when there is none.
+        """
+
+        def __init__(
+            self,
+            mode: str = "replace",
+            cardinality_threshold: int = 30,
+            encoder: str = "minhash",
+            n_components: int = 30,
+            random_state: int = 0,
+            **kwargs: Any,
+        ) -> None:
+            if mode not in _MODES:
+                raise ValueError(
+                    f"mode must be one of {list(_MODES)}, got {mode!r}: 'replace' "
+                    "encodes the dirty columns instead of AutoGluon, 'add' as well."
+                )
+            super().__init__(**kwargs)
+            self.mode = mode
+            self.cardinality_threshold = cardinality_threshold
+            self.encoder = encoder
+            self.n_components = n_components
+            self.autocat_random_state = random_state
+
+        @staticmethod
+        def get_default_infer_features_in_args() -> dict[str, Any]:
+            return {}  # every column: the ones not encoded pass through
+
+        def _dirty_columns(self, X: pd.DataFrame) -> list[str]:
+            dirty = []
+            for column in X.columns:
+                values = X[column]
+                is_string = isinstance(values.dtype, pd.CategoricalDtype) or (
+                    values.dtype == object or pd.api.types.is_string_dtype(values)
+                )
+                if is_string and values.nunique() > self.cardinality_threshold:
+                    dirty.append(column)
+            return dirty
+
+        def _fit_transform(
+            self, X: pd.DataFrame, y: Any = None, **kwargs: Any
+        ) -> tuple[pd.DataFrame, dict[str, Any]]:
+            self.encoded_columns_ = self._dirty_columns(X)
+            self.vectorizer_ = None
+            if self.encoded_columns_:
+                self.vectorizer_ = build_vectorizer(
+                    {
+                        "encoder": self.encoder,
+                        "n_components": self.n_components,
+                        # every chosen column is high-cardinality for the vectorizer
+                        "cardinality_threshold": 1,
+                    },
+                    random_state=self.autocat_random_state,
+                )
+                self.vectorizer_.fit(X[self.encoded_columns_], y)
+            X_out = self._transform(X)
+            kept = [c for c in X_out.columns if c in X.columns]
+            special = self.feature_metadata_in.keep_features(kept)
+            return X_out, dict(special.type_group_map_special)
+
+        def _transform(self, X: pd.DataFrame) -> pd.DataFrame:
+            if self.vectorizer_ is None:
+                return X
+            encoded = self.vectorizer_.transform(X[self.encoded_columns_])
+            names = [
+                f"{name}__autocat" if name in X.columns else str(name)
+                for name in self.vectorizer_.get_feature_names_out()
+            ]
+            encoded = pd.DataFrame(encoded, columns=names, index=X.index)
+            kept = X
+            if self.mode == "replace":
+                kept = X.drop(columns=self.encoded_columns_)
+            return pd.concat([kept, encoded], axis=1)
+
+        def _more_tags(self) -> dict[str, Any]:
+            return {"feature_interactions": False}
+
+    AutocatFeatureGenerator.__module__ = __name__
+    AutocatFeatureGenerator.__qualname__ = "AutocatFeatureGenerator"
+    _CLASS["class"] = AutocatFeatureGenerator
+    globals()["AutocatFeatureGenerator"] = AutocatFeatureGenerator
+    return AutocatFeatureGenerator
+
+
+def feature_generator(mode: str = "replace", **kwargs: Any) -> Any:
+    """Return AutoGluon's default pipeline with autocat's generator in front.
+
+    Parameters
+    ----------
+    mode : {'replace', 'add'}, default='replace'
+        See :class:`AutocatFeatureGenerator`.
+    **kwargs
+        Other parameters of :class:`AutocatFeatureGenerator`
+        (``cardinality_threshold``, ``encoder``, ``n_components``,
+        ``random_state``).
+
+    Returns
+    -------
+    autogluon.features.generators.AutoMLPipelineFeatureGenerator
+        Its pre-generators are the autocat generator, then AutoGluon's usual
+        missing-value filler; pass it as ``TabularPredictor.fit(...,
+        feature_generator=...)``.
+
+    Examples
+    --------
+    >>> from autogluon.tabular import TabularPredictor  # doctest: +SKIP
+    >>> from autocat.integrations.autogluon import feature_generator  # doctest: +SKIP
+    >>> predictor = TabularPredictor(label="salary").fit(
+    ...     train, time_limit=60, feature_generator=feature_generator()
+    ... )  # doctest: +SKIP
+    """
+    generators = require("autogluon.features.generators", "autogluon")
+    autocat_generator = _generator_class()(mode=mode, **kwargs)
+    return generators.AutoMLPipelineFeatureGenerator(
+        pre_generators=[
+            autocat_generator,
+            generators.FillNaFeatureGenerator(inplace=True),
+        ]
+    )
