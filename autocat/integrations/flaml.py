@@ -175,7 +175,12 @@ def _learner_class(learner: str) -> type:
 
         def recipe_space(cls: type, data_size: Any, task: Any, **params: Any) -> Any:
             space = search_space(("vectorizer", "model"))
-            n_estimators = base.search_space(data_size, task=task)["n_estimators"]
+            n_estimators = dict(base.search_space(data_size, task=task)["n_estimators"])
+            # start from the paper's recipe (XGBoost's 100 trees), as auto_fit
+            # does, rather than from FLAML's cheapest 4-tree model
+            upper = n_estimators["domain"].upper - 1
+            n_estimators.pop("low_cost_init_value", None)
+            n_estimators["init_value"] = min(100, upper)
             return {"n_estimators": n_estimators, **space}
 
         space_method = classmethod(recipe_space)
