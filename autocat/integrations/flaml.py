@@ -173,7 +173,7 @@ def _learner_class(learner: str) -> type:
     if learner == RECIPE:
         base = model.XGBoostSklearnEstimator
 
-        def recipe_space(cls: type, data_size: Any, task: Any, **params: Any) -> Any:
+        def recipe_space(cls: type, /, data_size: Any, task: Any, **params: Any) -> Any:
             space = search_space(("vectorizer", "model"))
             n_estimators = dict(base.search_space(data_size, task=task)["n_estimators"])
             # start from the paper's recipe (XGBoost's 100 trees), as auto_fit
@@ -183,12 +183,14 @@ def _learner_class(learner: str) -> type:
             n_estimators["init_value"] = min(100, upper)
             return {"n_estimators": n_estimators, **space}
 
-        space_method = classmethod(recipe_space)
+        space_method: Any = classmethod(recipe_space)
         doc = "FLAML learner: autocat's recipe, the TableVectorizer then XGBoost."
     else:
         base = getattr(model, FLAML_LEARNERS[learner])
 
-        def wrapped_space(cls: type, data_size: Any, task: Any, **params: Any) -> Any:
+        def wrapped_space(
+            cls: type, /, data_size: Any, task: Any, **params: Any
+        ) -> Any:
             space = base.search_space(data_size=data_size, task=task, **params)
             return {**space, **search_space(("vectorizer",))}
 
