@@ -44,6 +44,7 @@ def test_tpot_pipeline_fits_and_predicts_rows_with_unseen_titles(dirty_split):
         cv=2,
         population_size=4,
         generations=2,
+        max_time_mins=None,  # the generations bound the search
         max_eval_time_mins=1,
         n_jobs=1,
         processes=False,
