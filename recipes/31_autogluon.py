@@ -29,7 +29,10 @@ import tempfile
 import numpy as np
 from _frameworks import SMALL, nothing_measured, parse_args, run
 
-args = parse_args("AutoGluon alone against AutoGluon with autocat's features")
+args = parse_args(
+    "AutoGluon alone against AutoGluon with autocat's features",
+    mode=("replace", "'replace' or 'add': AutocatFeatureGenerator's mode"),
+)
 if importlib.util.find_spec("autogluon") is None:
     nothing_measured("AutoGluon is not installed: pip install 'autocat[autogluon]'.")
 
@@ -49,7 +52,9 @@ LABEL = "__target__"
 # %%
 def fit_autogluon(task, X, y, seed, budget, *, with_autocat):
     folder = tempfile.mkdtemp(prefix="autogluon-")
-    extra = {"feature_generator": feature_generator()} if with_autocat else {}
+    extra = {}
+    if with_autocat:
+        extra = {"feature_generator": feature_generator(mode=args.mode)}
     predictor = TabularPredictor(
         label=LABEL,
         problem_type=task["task"],

@@ -45,6 +45,16 @@ from autocat.integrations.tpot import vectorizer_node
 
 
 # %%
+def limits(budget):
+    if SMALL:  # a smoke test: two pipelines, one generation, whatever the load
+        return {"population_size": 2, "generations": 1, "max_time_mins": None}
+    return {
+        "population_size": 8,
+        "max_time_mins": budget / 60,
+        "max_eval_time_mins": budget / 120,
+    }
+
+
 def fit_tpot(task, X, y, seed, budget, *, with_autocat):
     regression = task["task"] == "regression"
     model = get_search_space("XGBRegressor" if regression else "XGBClassifier")
@@ -59,9 +69,7 @@ def fit_tpot(task, X, y, seed, budget, *, with_autocat):
         classification=not regression,
         preprocessing=preprocessing,
         cv=3,
-        population_size=8,
-        max_time_mins=budget / 60,
-        max_eval_time_mins=max(budget / 120, 0.1),
+        **limits(budget),
         n_jobs=1,
         processes=False,
         random_state=seed,

@@ -34,8 +34,11 @@ DIRTY_TASKS = [
 MIN_CLASS_ROWS = 10
 
 
-def parse_args(description: str) -> argparse.Namespace:
+def parse_args(description: str, **options: tuple[str, str]) -> argparse.Namespace:
+    """Parse the shared options, and ``options``: ``name=(default, help)``."""
     parser = argparse.ArgumentParser(description=description)
+    for name, (default, help_text) in options.items():
+        parser.add_argument(f"--{name}", default=default, help=help_text)
     parser.add_argument("--tasks", nargs="*", default=DIRTY_TASKS)
     parser.add_argument("--splits", type=int, default=3, help="random splits per task")
     parser.add_argument("--time-budget", type=float, default=60.0)
