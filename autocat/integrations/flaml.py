@@ -284,6 +284,7 @@ def add_learners(
             f"add_learners cannot put autocat in front of {unknown}: choose among "
             f"{[RECIPE, *FLAML_LEARNERS]}."
         )
+    _flaml()
     if not hasattr(automl, "add_learner"):
         raise TypeError(
             f"automl must be a flaml.AutoML, got {type(automl).__name__}. Create one "
