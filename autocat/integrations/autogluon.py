@@ -122,7 +122,7 @@ def _generator_class() -> type:
             self, X: pd.DataFrame, y: Any = None, **kwargs: Any
         ) -> tuple[pd.DataFrame, dict[str, Any]]:
             self.encoded_columns_ = self._dirty_columns(X)
-            self.vectorizer_ = None
+            self.vectorizer_: Any = None
             if self.encoded_columns_:
                 self.vectorizer_ = build_vectorizer(
                     {
@@ -142,19 +142,40 @@ def _generator_class() -> type:
         def _transform(self, X: pd.DataFrame) -> pd.DataFrame:
             if self.vectorizer_ is None:
                 return X
-            encoded = self.vectorizer_.transform(X[self.encoded_columns_])
-            names = [
-                f"{name}__autocat" if name in X.columns else str(name)
-                for name in self.vectorizer_.get_feature_names_out()
-            ]
+            # a column whose encodings AutoGluon pruned may be gone: encode it
+            # as missing, its outputs are dropped downstream anyway
+            dirty = X.reindex(columns=self.encoded_columns_)
+            encoded = self.vectorizer_.transform(dirty)
+            names = self._output_names(X.columns)
             encoded = pd.DataFrame(encoded, columns=names, index=X.index)
-            kept = X
-            if self.mode == "replace":
-                kept = X.drop(columns=self.encoded_columns_)
+            kept = X.drop(columns=self.encoded_columns_, errors="ignore")
+            if self.mode == "add":
+                kept = X
             return pd.concat([kept, encoded], axis=1)
 
-        def _more_tags(self) -> dict[str, Any]:
-            return {"feature_interactions": False}
+        def _output_names(self, columns: Any) -> list[str]:
+            return [
+                f"{name}__autocat" if name in columns else str(name)
+                for name in self.vectorizer_.get_feature_names_out()
+            ]
+
+        def _get_feature_links(
+            self, features_in: list[str], features_out: list[str]
+        ) -> dict[str, list[str]]:
+            # which outputs each input makes, so that AutoGluon prunes exactly
+            links = {f: [f] for f in features_in if f in features_out}
+            if self.vectorizer_ is not None:
+                rename = dict(
+                    zip(
+                        self.vectorizer_.get_feature_names_out(),
+                        self._output_names(features_in),
+                        strict=True,
+                    )
+                )
+                for column in self.encoded_columns_:
+                    made = self.vectorizer_.input_to_outputs_[column]
+                    links[column] = links.get(column, []) + [rename[n] for n in made]
+            return links
 
     AutocatFeatureGenerator.__module__ = __name__
     AutocatFeatureGenerator.__qualname__ = "AutocatFeatureGenerator"
@@ -163,13 +184,17 @@ def _generator_class() -> type:
     return AutocatFeatureGenerator
 
 
-def feature_generator(mode: str = "replace", **kwargs: Any) -> Any:
+def feature_generator(
+    mode: str = "replace", *, verbosity: int = 2, **kwargs: Any
+) -> Any:
     """Return AutoGluon's default pipeline with autocat's generator in front.
 
     Parameters
     ----------
     mode : {'replace', 'add'}, default='replace'
         See :class:`AutocatFeatureGenerator`.
+    verbosity : int, default=2
+        AutoGluon's logging level of the pipeline and of the generator.
     **kwargs
         Other parameters of :class:`AutocatFeatureGenerator`
         (``cardinality_threshold``, ``encoder``, ``n_components``,
@@ -191,10 +216,12 @@ def feature_generator(mode: str = "replace", **kwargs: Any) -> Any:
     ... )  # doctest: +SKIP
     """
     generators = require("autogluon.features.generators", "autogluon")
-    autocat_generator = _generator_class()(mode=mode, **kwargs)
+    autocat_generator = _generator_class()(mode=mode, verbosity=verbosity, **kwargs)
+    pipeline_kwargs = {"verbosity": verbosity}
     return generators.AutoMLPipelineFeatureGenerator(
         pre_generators=[
             autocat_generator,
             generators.FillNaFeatureGenerator(inplace=True),
-        ]
+        ],
+        **pipeline_kwargs,
     )

@@ -52,3 +52,17 @@ def test_predictor_fits_and_predicts_rows_with_unseen_titles(dirty_split, tmp_pa
     # the predictor saved by AutoGluon loads and predicts the same
     loaded = TabularPredictor.load(str(tmp_path))
     np.testing.assert_allclose(loaded.predict(X_new), predictions)
+
+
+@pytest.mark.parametrize("mode", ["replace", "add"])
+def test_pipeline_transforms_new_rows_after_pruning_duplicates(dirty_split, mode):
+    X_train, y_train, X_new, _ = dirty_split
+    # AutoGluon drops the copy as a duplicate and prunes what feeds it
+    X_train = X_train.assign(copy=X_train["department"])
+    X_new = X_new.assign(copy=X_new["department"])
+    pipeline = feature_generator(mode=mode, n_components=8, verbosity=0)
+    out = pipeline.fit_transform(X_train, y_train)
+    assert "copy" not in out.columns
+    new = pipeline.transform(X_new)
+    assert list(new.columns) == list(out.columns)
+    assert sum(c.startswith("title_") for c in new.columns) == 8
