@@ -31,7 +31,7 @@ def test_generator_encodes_only_the_dirty_column(dirty_split, mode):
 
 
 def test_bad_mode_is_refused_with_the_choices():
-    with pytest.raises(ValueError, match="'replace', 'add'"):
+    with pytest.raises(ValueError, match="'add', 'replace'"):
         AutocatFeatureGenerator(mode="both")
 
 
