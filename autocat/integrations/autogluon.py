@@ -4,8 +4,8 @@
 ``cardinality_threshold`` distinct values (high-cardinality categories and free
 text alike) and encodes them with autocat's TableVectorizer (min-hash by
 default), next to the original columns (``mode='add'``) or instead of them
-(``mode='replace'``); every other column passes through unchanged. Put it in front of AutoGluon's
-default pipeline with :func:`feature_generator`::
+(``mode='replace'``); every other column passes through unchanged. Put it in
+front of AutoGluon's default pipeline with :func:`feature_generator`::
 
     predictor.fit(train, feature_generator=feature_generator())
 
