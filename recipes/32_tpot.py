@@ -32,6 +32,7 @@ if importlib.util.find_spec("tpot") is None:
     nothing_measured("TPOT is not installed: pip install 'autocat[tpot]'.")
 
 import tpot
+from dask.distributed import Client, LocalCluster
 from tpot.config import get_search_space
 from tpot.search_spaces.pipelines import SequentialPipeline
 
@@ -45,6 +46,14 @@ from autocat.integrations.tpot import vectorizer_node
 
 
 # %%
+# one in-process worker; the dashboard on any free port (8787 may be taken)
+CLIENT = Client(
+    LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+    )
+)
+
+
 def limits(budget):
     if SMALL:  # a smoke test: two pipelines, one generation, whatever the load
         return {"population_size": 2, "generations": 1, "max_time_mins": None}
@@ -72,8 +81,7 @@ def fit_tpot(task, X, y, seed, budget, *, with_autocat):
         preprocessing=preprocessing,
         cv=3,
         **limits(budget),
-        n_jobs=1,
-        processes=False,
+        client=CLIENT,
         random_state=seed,
         verbose=0,
     )

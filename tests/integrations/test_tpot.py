@@ -30,7 +30,20 @@ def test_every_sampled_configuration_builds_a_vectorizer():
         assert isinstance(vectorizer, TableVectorizer)
 
 
-def test_tpot_pipeline_fits_and_predicts_rows_with_unseen_titles(dirty_split):
+@pytest.fixture
+def client():
+    """One in-process dask worker, dashboard on a free port (8787 may be busy)."""
+    from dask.distributed import Client, LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+    )
+    with Client(cluster) as dask_client:
+        yield dask_client
+    cluster.close()
+
+
+def test_tpot_pipeline_fits_and_predicts_rows_with_unseen_titles(dirty_split, client):
     from tpot.config import get_search_space
     from tpot.search_spaces.pipelines import SequentialPipeline
 
@@ -46,8 +59,7 @@ def test_tpot_pipeline_fits_and_predicts_rows_with_unseen_titles(dirty_split):
         generations=2,
         max_time_mins=None,  # the generations bound the search
         max_eval_time_mins=1,
-        n_jobs=1,
-        processes=False,
+        client=client,
         random_state=0,
         verbose=0,
     )
