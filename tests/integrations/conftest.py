@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-RANKS = {"junior": 0.8, "senior": 1.3, "chief": 1.8, "assistant": 0.6}
+RANKS = {"junior": 0.8, "senior": 1.3, "chief": 1.8, "deputy": 0.6}
 ROLES = {
     "police officer": 60.0,
     "bus operator": 40.0,
