@@ -57,7 +57,7 @@ def test_fit_predicts_rows_with_unseen_titles(dirty_split, learners):
         X_train,
         y_train,
         task="regression",
-        time_budget=10,
+        time_budget=60,  # a bound only; max_iter ends the search
         n_jobs=1,
         max_iter=6,  # a fixed amount of search, however loaded the machine
         estimator_list=names,
