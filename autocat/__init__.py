@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         SuspiciousColumnWarning as SuspiciousColumnWarning,
     )
     from autocat._datetime import DatetimeEncoder as DatetimeEncoder
+    from autocat._estimators import AutoClassifier as AutoClassifier
+    from autocat._estimators import AutoRegressor as AutoRegressor
     from autocat._gamma_poisson import GammaPoissonEncoder as GammaPoissonEncoder
     from autocat._minhash import MinHashEncoder as MinHashEncoder
     from autocat._persistence import load as load
@@ -35,6 +37,8 @@ __version__ = "0.1.0"
 
 # public name -> the private module that defines it
 _SOURCES = {
+    "AutoClassifier": "_estimators",
+    "AutoRegressor": "_estimators",
     "AutoResult": "_result",
     "DatetimeEncoder": "_datetime",
     "GammaPoissonEncoder": "_gamma_poisson",

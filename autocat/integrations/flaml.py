@@ -1,0 +1,298 @@
+"""FLAML learners that encode dirty string columns with autocat before their model.
+
+:func:`add_learners` registers, with ``AutoML.add_learner``:
+
+- ``'autocat'``: autocat's recipe, the :class:`~autocat.TableVectorizer` then
+  XGBoost, tuned on the whole search-space table (encoder and model rows) plus
+  FLAML's number of trees;
+- ``'autocat_<learner>'`` for FLAML's own learners (``'xgboost'``, ``'lgbm'``,
+  ``'rf'``, ...): the vectorizer in front of the learner, tuned on the learner's
+  own FLAML space plus the table's vectorizer rows.
+
+The spaces are generated from :data:`autocat._search_space.SEARCH_SPACE` at call
+time (Optuna distributions become ``flaml.tune`` domains), so FLAML's own search
+tunes autocat's encoder, and encoders added to the table appear here too.
+FLAML is imported on first use; install it with ``pip install 'autocat[flaml]'``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from autocat import _search_space
+from autocat._search_space import ParamSpec
+from autocat.integrations._common import build_vectorizer, require, vectorizer_specs
+
+__all__ = ["FLAML_LEARNERS", "add_learners", "flaml_domain", "search_space"]
+
+#: FLAML learners that autocat's vectorizer may precede: FLAML's name -> class
+#: name in ``flaml.automl.model``. They all take a numeric matrix.
+FLAML_LEARNERS: dict[str, str] = {
+    "xgboost": "XGBoostSklearnEstimator",
+    "xgb_limitdepth": "XGBoostLimitDepthEstimator",
+    "lgbm": "LGBMEstimator",
+    "rf": "RandomForestEstimator",
+    "extra_tree": "ExtraTreesEstimator",
+    "lrl1": "LRL1Classifier",
+    "lrl2": "LRL2Classifier",
+    "kneighbor": "KNeighborsEstimator",
+    "sgd": "SGDEstimator",
+    "enet": "ElasticNetEstimator",
+    "lassolars": "LassoLarsEstimator",
+}
+#: The name of the learner that is autocat's whole recipe.
+RECIPE = "autocat"
+#: Prepended to the vectorizer's parameters in FLAML's configurations.
+PREFIX = "autocat_"
+_DEFAULT_LEARNERS = (RECIPE, "xgboost", "lgbm", "rf", "extra_tree")
+
+
+def _flaml() -> Any:
+    return require("flaml", "flaml")
+
+
+def flaml_domain(spec: ParamSpec) -> Any:
+    """Return the ``flaml.tune`` domain of one row of the search-space table.
+
+    Parameters
+    ----------
+    spec : ParamSpec
+        A row of :data:`~autocat._search_space.SEARCH_SPACE`.
+
+    Returns
+    -------
+    flaml.tune.sample.Domain
+        ``choice`` for categorical, ``(log)randint`` / ``qrandint`` for integer,
+        ``(log)uniform`` / ``quniform`` for float distributions; the same bounds
+        (FLAML's integer upper bounds are exclusive, Optuna's inclusive).
+    """
+    from optuna.distributions import (
+        CategoricalDistribution,
+        FloatDistribution,
+        IntDistribution,
+    )
+
+    tune = _flaml().tune
+    dist = spec.distribution
+    if isinstance(dist, CategoricalDistribution):
+        return tune.choice(list(dist.choices))
+    if isinstance(dist, IntDistribution):
+        if dist.log:
+            return tune.lograndint(dist.low, dist.high + 1)
+        if dist.step != 1:
+            return tune.qrandint(dist.low, dist.high, dist.step)
+        return tune.randint(dist.low, dist.high + 1)
+    if isinstance(dist, FloatDistribution):
+        if dist.log:
+            return tune.loguniform(dist.low, dist.high)
+        if dist.step is not None:
+            return tune.quniform(dist.low, dist.high, dist.step)
+        return tune.uniform(dist.low, dist.high)
+    raise TypeError(
+        f"The search-space row {spec.name!r} has a {type(dist).__name__}, which "
+        "has no flaml.tune counterpart; use a Categorical, Int or Float distribution."
+    )
+
+
+def search_space(
+    steps: tuple[str, ...] = ("vectorizer",), *, prefix: str = PREFIX
+) -> dict[str, dict[str, Any]]:
+    """Return rows of the search-space table as a FLAML learner's search space.
+
+    Parameters
+    ----------
+    steps : tuple of str, default=('vectorizer',)
+        Which steps' rows: ``'vectorizer'`` and/or ``'model'``.
+    prefix : str, default='autocat_'
+        Prepended to the vectorizer's parameter names, apart from the learner's.
+
+    Returns
+    -------
+    dict
+        ``{name: {"domain": ..., "init_value": default}}``: the paper's recipe is
+        FLAML's first point. Parameters of one encoder only (the Gamma-Poisson
+        priors) are in the space for every encoder and ignored when another is
+        chosen, as FLAML's learner spaces are flat.
+    """
+    space: dict[str, dict[str, Any]] = {}
+    for spec in _search_space.SEARCH_SPACE:
+        if spec.step not in steps:
+            continue
+        name = prefix + spec.name if spec.step == "vectorizer" else spec.name
+        space[name] = {"domain": flaml_domain(spec), "init_value": spec.default}
+    return space
+
+
+class _EncodingMixin:
+    """Fit autocat's vectorizer in ``fit``, apply it in ``_preprocess``."""
+
+    _vectorizer: Any = None
+
+    def _split_config(self, config: dict[str, Any]) -> dict[str, Any]:
+        names = {PREFIX + spec.name for spec in vectorizer_specs()}
+        vectorizer = {
+            key[len(PREFIX) :]: config.pop(key) for key in list(config) if key in names
+        }
+        self._vectorizer_params = vectorizer
+        self._vectorizer = None
+        return config
+
+    def fit(
+        self,
+        X_train: Any,
+        y_train: Any,
+        budget: float | None = None,
+        free_mem_ratio: float = 0,
+        **kwargs: Any,
+    ) -> float:
+        start = time.time()
+        seed = int(getattr(self, "params", {}).get("random_state", 0) or 0) % 2**31
+        vectorizer = build_vectorizer(self._vectorizer_params, random_state=seed)
+        self._vectorizer = None  # _preprocess passes the encoded matrix through
+        encoded = vectorizer.fit_transform(X_train, y_train)
+        if budget is not None:
+            budget = max(budget - (time.time() - start), 0.01)
+        super().fit(encoded, y_train, budget, free_mem_ratio, **kwargs)  # type: ignore[misc]
+        self._vectorizer = vectorizer
+        return time.time() - start
+
+    def _preprocess(self, X: Any) -> Any:
+        if self._vectorizer is not None:
+            X = self._vectorizer.transform(X)
+        return super()._preprocess(X)  # type: ignore[misc]
+
+
+def _learner_class(learner: str) -> type:
+    """Return (and cache in this module, for pickling) the class of ``learner``."""
+    class_name = _class_name(learner)
+    cached = globals().get(class_name)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    model = require("flaml.automl.model", "flaml")
+    if learner == RECIPE:
+        base = model.XGBoostSklearnEstimator
+
+        def recipe_space(cls: type, /, data_size: Any, task: Any, **params: Any) -> Any:
+            space = search_space(("vectorizer", "model"))
+            n_estimators = dict(base.search_space(data_size, task=task)["n_estimators"])
+            # start from the paper's recipe (XGBoost's 100 trees), as auto_fit
+            # does, rather than from FLAML's cheapest 4-tree model
+            upper = n_estimators["domain"].upper - 1
+            n_estimators.pop("low_cost_init_value", None)
+            n_estimators["init_value"] = min(100, upper)
+            return {"n_estimators": n_estimators, **space}
+
+        space_method: Any = classmethod(recipe_space)
+        doc = "FLAML learner: autocat's recipe, the TableVectorizer then XGBoost."
+    else:
+        base = getattr(model, FLAML_LEARNERS[learner])
+
+        def wrapped_space(
+            cls: type, /, data_size: Any, task: Any, **params: Any
+        ) -> Any:
+            space = base.search_space(data_size=data_size, task=task, **params)
+            return {**space, **search_space(("vectorizer",))}
+
+        space_method = classmethod(wrapped_space)
+        doc = f"FLAML learner: autocat's TableVectorizer, then FLAML's {learner!r}."
+
+    def __init__(self: Any, task: Any = "binary", **config: Any) -> None:
+        config = self._split_config(dict(config))
+        base.__init__(self, task, **config)
+
+    namespace = {
+        "__doc__": doc,
+        "__init__": __init__,
+        "__module__": __name__,
+        "__qualname__": class_name,
+        "search_space": space_method,
+    }
+    cls = type(class_name, (_EncodingMixin, base), namespace)
+    globals()[class_name] = cls
+    return cls
+
+
+def _class_name(learner: str) -> str:
+    parts = "" if learner == RECIPE else learner.title().replace("_", "")
+    return f"Autocat{parts}Learner"
+
+
+def __getattr__(name: str) -> Any:
+    # pickle finds the learner classes by name, in a process that may not
+    # have called add_learners yet
+    for learner in (RECIPE, *FLAML_LEARNERS):
+        if name == _class_name(learner):
+            return _learner_class(learner)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def add_learners(
+    automl: Any, learners: tuple[str, ...] | list[str] = _DEFAULT_LEARNERS
+) -> list[str]:
+    """Register autocat's learners with a FLAML ``AutoML``; return their names.
+
+    Parameters
+    ----------
+    automl : flaml.AutoML
+        The AutoML object; its ``add_learner`` is called once per learner.
+    learners : sequence of str, default=('autocat', 'xgboost', 'lgbm', 'rf', \
+'extra_tree')
+        ``'autocat'`` is autocat's recipe (vectorizer + XGBoost, tuned on
+        autocat's table); any key of :data:`FLAML_LEARNERS` registers the
+        vectorizer in front of that FLAML learner, as ``'autocat_<learner>'``.
+
+    Returns
+    -------
+    list of str
+        The registered names, to pass as ``estimator_list``.
+
+    Raises
+    ------
+    ValueError
+        For a learner that autocat cannot precede.
+    ImportError
+        When FLAML is not installed.
+
+    Notes
+    -----
+    Pass ``skip_transform=True`` to ``AutoML.fit`` so that the learners see the
+    raw columns: FLAML's own preprocessing drops string columns whose values
+    are all distinct and maps unseen categories to one code, which is what
+    autocat's encoders do better. Each configuration encodes the training rows
+    anew (min-hash encodes each distinct value once), so that the encoder's
+    parameters are tuned with the model's.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from flaml import AutoML  # doctest: +SKIP
+    >>> from autocat.integrations.flaml import add_learners  # doctest: +SKIP
+    >>> automl = AutoML()  # doctest: +SKIP
+    >>> names = add_learners(automl)  # doctest: +SKIP
+    >>> names  # doctest: +SKIP
+    ['autocat', 'autocat_xgboost', 'autocat_lgbm', 'autocat_rf', 'autocat_extra_tree']
+    >>> automl.fit(X, y, task="regression", time_budget=30, estimator_list=names,
+    ...            skip_transform=True)  # doctest: +SKIP
+    """
+    if isinstance(learners, str):
+        learners = (learners,)
+    known = {RECIPE, *FLAML_LEARNERS}
+    unknown = [name for name in learners if name not in known]
+    if unknown:
+        raise ValueError(
+            f"add_learners cannot put autocat in front of {unknown}: choose among "
+            f"{[RECIPE, *FLAML_LEARNERS]}."
+        )
+    _flaml()
+    if not hasattr(automl, "add_learner"):
+        raise TypeError(
+            f"automl must be a flaml.AutoML, got {type(automl).__name__}. Create one "
+            "with flaml.AutoML()."
+        )
+    names = []
+    for learner in learners:
+        name = RECIPE if learner == RECIPE else PREFIX + learner
+        automl.add_learner(name, _learner_class(learner))
+        names.append(name)
+    return names

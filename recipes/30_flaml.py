@@ -1,0 +1,103 @@
+# %% [markdown]
+# # autocat inside FLAML
+#
+# `autocat.integrations.flaml.add_learners(automl)` registers autocat's learners
+# with a FLAML `AutoML`: `'autocat'` (the TableVectorizer then XGBoost, tuned on
+# autocat's search-space table) and `'autocat_<learner>'` (the vectorizer in front
+# of FLAML's own learners). FLAML's search then tunes the encoder with the model.
+#
+# This recipe compares, on the dirty tasks of `../shared/data`, on the same splits
+# (one third held out) and with the same time budget:
+#
+# - **flaml**: `AutoML().fit(X, y)` with FLAML's defaults;
+# - **flaml+autocat**: the same with `estimator_list=add_learners(automl)` and
+#   `skip_transform=True` (the learners see the raw columns);
+# - **auto_fit**: autocat's own search, for reference.
+#
+# The full protocol (about 4 tasks x 3 splits x 3 x 60 s):
+#
+#     python recipes/30_flaml.py --splits 3 --time-budget 60 --out /tmp/flaml.csv
+#
+# `AUTOCAT_RECIPE_SMALL=1` runs one split of 600 rows with 5 s budgets.
+
+# %%
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+from _frameworks import SMALL, nothing_measured, parse_args, run
+
+import autocat
+
+args = parse_args("FLAML alone against FLAML with autocat's learners")
+if importlib.util.find_spec("flaml") is None:
+    nothing_measured("FLAML is not installed: pip install 'autocat[flaml]'.")
+
+import flaml
+
+from autocat.integrations.flaml import add_learners
+
+FLAML_METRICS = {"r2": "r2", "accuracy": "accuracy", "average_precision": "ap"}
+
+
+# %% [markdown]
+# ## The contenders
+#
+# Each returns a function that predicts labels, or the probability of class 1
+# on binary tasks. Every contender uses one thread.
+
+
+# %%
+def predictor(task, model):
+    if task["task"] == "binary":
+        return lambda X: np.asarray(model.predict_proba(X))[:, 1]
+    return model.predict
+
+
+def fit_flaml(task, X, y, seed, budget, *, with_autocat):
+    automl = flaml.AutoML()
+    extra = {}
+    if with_autocat:
+        extra = {"estimator_list": add_learners(automl), "skip_transform": True}
+    automl.fit(
+        X,
+        y,
+        task="regression" if task["task"] == "regression" else "classification",
+        metric=FLAML_METRICS[task["metric"]],
+        time_budget=budget,
+        n_jobs=1,
+        seed=seed,
+        verbose=0,
+        **extra,
+    )
+    return predictor(task, automl)
+
+
+def fit_auto_fit(task, X, y, seed, budget):
+    result = autocat.auto_fit(
+        X,
+        y,
+        task=task["task"],
+        metric=task["metric"],
+        time_budget=budget,
+        random_state=seed,
+        show_progress=False,
+    )
+    return predictor(task, result)
+
+
+# %%
+results = run(
+    args,
+    {
+        "flaml": lambda *a: fit_flaml(*a, with_autocat=False),
+        "flaml+autocat": lambda *a: fit_flaml(*a, with_autocat=True),
+        "auto_fit": fit_auto_fit,
+    },
+)
+best = results.groupby("contender")["score"].median()
+print(
+    f"{'small mode: ' if SMALL else ''}median score flaml {best['flaml']:.3f}, "
+    f"flaml+autocat {best['flaml+autocat']:.3f}, auto_fit {best['auto_fit']:.3f}"
+)

@@ -1,0 +1,150 @@
+"""What recipes 30-32 share: the command line, the shared tasks and the scoring loop.
+
+Each of those recipes compares an AutoML framework alone with the same framework
+plus autocat, on the dirty tasks of ``../shared/data/tasks.json``, on the same
+splits (one third held out), with the same time budget, in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import accuracy_score, average_precision_score, r2_score
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+from sklearn.preprocessing import LabelEncoder
+
+SMALL = os.environ.get("AUTOCAT_RECIPE_SMALL", "") not in ("", "0")
+HERE = Path(__file__).resolve().parent
+DATA = Path(
+    os.environ.get("AUTOCAT_SHARED_DATA", HERE.parent.parent / "shared" / "data")
+)
+DIRTY_TASKS = [
+    "employee_salaries",
+    "midwest_survey",
+    "vancouver_employee",
+    "journal_influence",
+]
+MIN_CLASS_ROWS = 10
+
+
+def parse_args(description: str, **options: tuple[str, str]) -> argparse.Namespace:
+    """Parse the shared options, and ``options``: ``name=(default, help)``."""
+    parser = argparse.ArgumentParser(description=description)
+    for name, (default, help_text) in options.items():
+        parser.add_argument(f"--{name}", default=default, help=help_text)
+    parser.add_argument("--tasks", nargs="*", default=DIRTY_TASKS)
+    parser.add_argument("--splits", type=int, default=3, help="random splits per task")
+    parser.add_argument("--time-budget", type=float, default=60.0)
+    parser.add_argument("--max-rows", type=int, default=100_000)
+    parser.add_argument("--out", help="CSV file: one row per task, split, contender")
+    args = parser.parse_args()
+    if SMALL:
+        args.tasks, args.splits, args.time_budget, args.max_rows = (
+            ["employee_salaries"],
+            1,
+            5.0,
+            600,
+        )
+    return args
+
+
+def nothing_measured(reason: str) -> None:
+    print(f"{reason} Nothing was measured.")
+    raise SystemExit(0)
+
+
+def load_task(name: str, max_rows: int) -> tuple[pd.DataFrame, np.ndarray, dict]:
+    """One task as recipe 10 loads it: drops, kept targets, rare classes out."""
+    tasks_file = DATA / "tasks.json"
+    if not tasks_file.exists():
+        nothing_measured(
+            f"The shared datasets are not at {DATA}; set AUTOCAT_SHARED_DATA to the "
+            "folder that holds tasks.json."
+        )
+    task = json.loads(tasks_file.read_text())[name]
+    path = DATA / task["file"]
+    if path.suffix == ".parquet":
+        frame = pd.read_parquet(path)
+    else:
+        frame = pd.read_csv(path, low_memory=False, **task.get("read", {}))
+    frame = frame.drop(columns=task.get("drop", []))
+    target = task["target"]
+    if "keep_target_values" in task:
+        frame = frame[frame[target].isin(task["keep_target_values"])]
+    frame = frame[frame[target].notna()]
+    if task["task"] == "multiclass":
+        counts = frame[target].value_counts()
+        frame = frame[frame[target].isin(counts.index[counts >= MIN_CLASS_ROWS])]
+    if len(frame) > max_rows:
+        frame = frame.sample(max_rows, random_state=0)
+    frame = frame.reset_index(drop=True)
+    y = frame.pop(target).to_numpy()
+    if task["task"] != "regression":
+        y = LabelEncoder().fit_transform(y)
+    return frame, y, task
+
+
+def score(task: dict, predict: Callable, X_test: pd.DataFrame, y_test) -> float:
+    """The paper's metric: R², average precision (class 1) or accuracy."""
+    if task["metric"] == "r2":
+        return float(r2_score(y_test, np.asarray(predict(X_test), dtype=float)))
+    if task["metric"] == "accuracy":
+        predicted = np.asarray(predict(X_test)).astype(y_test.dtype)
+        return float(accuracy_score(y_test, predicted))
+    return float(average_precision_score(y_test == 1, predict(X_test)))
+
+
+def run(args: argparse.Namespace, contenders: dict[str, Callable]) -> pd.DataFrame:
+    """Score every contender on every task and split; print the median table.
+
+    ``contenders[name](task, X_train, y_train, seed, time_budget)`` returns a
+    function that predicts (labels, or the probability of class 1 for binary
+    tasks) on new rows.
+    """
+    rows = []
+    for name in args.tasks:
+        X, y, task = load_task(name, args.max_rows)
+        kind = StratifiedShuffleSplit if task["task"] == "binary" else ShuffleSplit
+        splits = kind(n_splits=args.splits, test_size=1 / 3, random_state=0)
+        for split, (train, test) in enumerate(splits.split(X, y)):
+            X_train, X_test = X.iloc[train], X.iloc[test]
+            for contender, fit in contenders.items():
+                start = time.monotonic()
+                try:
+                    predict = fit(task, X_train, y[train], split, args.time_budget)
+                    value = score(task, predict, X_test, y[test])
+                    error = ""
+                except Exception as exc:  # a framework that crashes scores nothing
+                    value, error = float("nan"), f"{type(exc).__name__}: {exc}"[:200]
+                rows.append(
+                    {
+                        "task": name,
+                        "metric": task["metric"],
+                        "split": split,
+                        "contender": contender,
+                        "score": value,
+                        "seconds": round(time.monotonic() - start, 1),
+                        "error": error,
+                    }
+                )
+                print(
+                    f"{name} split {split} {contender}: {value:.3f} "
+                    f"({rows[-1]['seconds']}s) {error}",
+                    flush=True,
+                )
+    results = pd.DataFrame(rows)
+    if args.out:
+        results.to_csv(args.out, index=False)
+    table = results.pivot_table(
+        index=["task", "metric"], columns="contender", values="score", aggfunc="median"
+    )
+    print(f"\nMedian test scores, {args.splits} split(s), {args.time_budget:g} s each:")
+    print(table.round(3).to_string())
+    return results
