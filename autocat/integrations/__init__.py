@@ -1,0 +1,1 @@
+"""Run autocat inside other engines and AutoML libraries; each submodule is optional."""
