@@ -368,8 +368,9 @@ def auto_fit(
     study_name : str, optional
         The study's name in ``storage``; default a fresh one.
     random_state : int, default=0
-        Seeds the sample, the search and XGBoost; worker ``k`` searches with
-        ``random_state + k + 1``.
+        Seeds the sample, the search and XGBoost. Every process runs the same
+        :func:`autocat.auto_fit` call on the shared study (the study checks that
+        data and seed agree); Optuna's sampler then reads every finished trial.
     **kwargs
         Passed to :func:`autocat.auto_fit` (``cv``, ``metric``, ``task`` ...).
 
@@ -381,7 +382,9 @@ def auto_fit(
         the ``xgboost.dask`` model): ``result.predict(pandas_df)`` works as
         usual, and :func:`predict` maps it over a Dask DataFrame. ``n_rows_`` is
         the number of rows of the final training; ``cv_score_`` and the study
-        are those of the search on the sample.
+        are those of the search on the sample. The driver picks the best trial
+        of the study when its own search ends; the workers' trials, finished by
+        then, inform its sampler and count among the candidates.
     """
     _check_frame(ddf, "auto_fit")
     import autocat
@@ -418,10 +421,10 @@ def auto_fit(
     workers = list(client.scheduler_info()["workers"])
     sample_future = client.scatter(sample, broadcast=True)
     futures = []
-    for k, address in enumerate(workers):
+    for address in workers:
         future = client.submit(
             _search_on_worker, sample_future, target, remaining, settings,
-            random_state + k + 1, workers=[address], pure=False,
+            random_state, workers=[address], pure=False,
         )  # fmt: skip
         futures.append(future)
     result = autocat.auto_fit(
@@ -497,6 +500,8 @@ def _train_on_all_rows(
         if k not in ("n_jobs", "nthread", "callbacks", "early_stopping_rounds")
     }
     params["random_state"] = random_state
+    if "n_estimators" in result.best_params_:  # the search's tree count
+        params["n_estimators"] = int(result.best_params_["n_estimators"])
     if result.classes_ is None:
         y = labels.astype(np.float32)
         estimator: Any = dxgb.DaskXGBRegressor(**params)
