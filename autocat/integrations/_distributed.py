@@ -127,7 +127,9 @@ def new_ngram_values(
     return out
 
 
-def grow_vocabularies(encoder: GammaPoissonEncoder, found: list[list[list[str]]]):
+def grow_vocabularies(
+    encoder: GammaPoissonEncoder, found: list[list[list[str]]]
+) -> None:
     """Reduce step of the vocabulary pass: add the partitions' new n-grams.
 
     ``found`` holds :func:`new_ngram_values` of each partition, in partition

@@ -10,6 +10,7 @@ spread over the workers and trains the final model on all rows with
 from __future__ import annotations
 
 import copy
+import importlib
 import logging
 import os
 import tempfile
@@ -48,6 +49,12 @@ def _dask() -> Any:
             f"autocat.integrations.dask needs dask with its DataFrame: {_INSTALL_HINT}"
         ) from error
     return dd
+
+
+def _dask_core() -> Any:
+    """Return the ``dask`` module (``delayed``, ``compute``), typed loosely."""
+    _dask()
+    return importlib.import_module("dask")
 
 
 def _check_frame(ddf: Any, function: str) -> None:
@@ -99,7 +106,7 @@ def transform(estimator: Any, ddf: Any) -> Any:
     True
     """
     _check_frame(ddf, "transform")
-    import dask
+    dask = _dask_core()
 
     names = _d.feature_names(estimator)
     _d.check_columns(estimator, list(ddf.columns), "dask DataFrame")
@@ -127,7 +134,7 @@ def predict(result: Any, ddf: Any) -> Any:
         ``AutoResult`` of a classification.
     """
     _check_frame(ddf, "predict")
-    import dask
+    dask = _dask_core()
 
     shared = dask.delayed(result, pure=True, traverse=False)
     meta = pd.Series(np.empty(0, dtype=_prediction_dtype(result)), name="prediction")
@@ -245,7 +252,7 @@ def _partial_fit(encoder: GammaPoissonEncoder, partition: pd.DataFrame) -> Any:
 
 
 def _fit_partial(encoder: GammaPoissonEncoder, ddf: Any) -> GammaPoissonEncoder:
-    import dask
+    dask = _dask_core()
 
     state = dask.delayed(encoder, pure=True, traverse=False)
     for part in ddf.to_delayed():
@@ -263,7 +270,7 @@ def _fit_map_reduce(
     sample_rows: int,
     random_state: int,
 ) -> GammaPoissonEncoder:
-    import dask
+    dask = _dask_core()
 
     start = time.perf_counter()
     encoder.fit(_sample(ddf, sample_rows, random_state))
@@ -327,7 +334,8 @@ def _fit_vectorizer(
             )  # fmt: skip
     if extra_rows:
         sample = pd.concat([sample, *extra_rows], ignore_index=True)
-    return vectorizer.fit(sample)
+    fitted: TableVectorizer = vectorizer.fit(sample)
+    return fitted
 
 
 def auto_fit(

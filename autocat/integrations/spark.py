@@ -147,7 +147,7 @@ def fit(
             f"{type(estimator).__name__}. Fit a TableVectorizer on a sample "
             "(sdf.sample(...).toPandas()) and encode with transform."
         )
-    encoder = clone(estimator)
+    encoder: GammaPoissonEncoder = clone(estimator)
     start = time.perf_counter()
     total = sdf.count()
     if total == 0:

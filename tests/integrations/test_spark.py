@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -10,6 +11,8 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("pyspark")
+if shutil.which("java") is None:
+    pytest.skip("Spark needs Java 17+ on the PATH", allow_module_level=True)
 
 from autocat import GammaPoissonEncoder, MinHashEncoder, TableVectorizer
 from autocat.datasets import make_dirty_categories
