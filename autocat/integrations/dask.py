@@ -385,7 +385,8 @@ def auto_fit(
     Returns
     -------
     AutoResult
-        Its ``pipeline_`` is ``[vectorizer fitted on the sample, XGBoost model
+        Its ``model_`` and ``pipeline_`` are one pipeline, ``[vectorizer fitted
+        on the sample, XGBoost model
         trained on all rows]``, a plain in-memory XGBoost model (the booster of
         the ``xgboost.dask`` model): ``result.predict(pandas_df)`` works as
         usual, and :func:`predict` maps it over a Dask DataFrame. ``n_rows_`` is
@@ -525,8 +526,16 @@ def _train_on_all_rows(
     estimator.fit(X, y)
     booster = estimator.get_booster()
     local.load_model(booster.save_raw("ubj"))
-    result.pipeline_ = Pipeline([("vectorizer", vectorizer), ("model", local)])
+    pipeline = Pipeline([("vectorizer", vectorizer), ("model", local)])
+    # the final model is this one pipeline: an ensemble of the sample's trials
+    # would not have seen the other rows
+    result.model_ = result.pipeline_ = pipeline
     result.refit_s_ = time.monotonic() - start
+    if hasattr(result, "notes_"):
+        result.notes_.append(
+            "final model: the best trial's XGBoost trained by xgboost.dask on all "
+            "rows; the search and the vectorizer used a sample"
+        )
     logger.info("xgboost.dask trained on all rows in %.1f s", result.refit_s_)
 
 
