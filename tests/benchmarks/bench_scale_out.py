@@ -233,6 +233,11 @@ def bench_gamma_poisson(folder, client):
     return rows
 
 
+def _n_trials(result):
+    """Trials in the shared study (none when the budget allowed none)."""
+    return 0 if result.study_ is None else len(result.study_.trials)
+
+
 def bench_auto_fit(folder, client, budget, n_rows):
     import dask.dataframe as dd
 
@@ -246,7 +251,7 @@ def bench_auto_fit(folder, client, budget, n_rows):
     print(
         f"dask auto_fit, budget {budget:.0f} s: {seconds:.1f} s in all; sample "
         f"search cv {result.metric_} {result.cv_score_:.3f} "
-        f"({len(result.study_.trials)} trials over driver and workers); final "
+        f"({_n_trials(result)} trials over driver and workers); final "
         f"xgboost.dask on {result.n_rows_:,} rows in {result.refit_s_:.1f} s; "
         f"{result.metric_} on 20k rows {result.score(head, head['y']):.3f}"
     )
