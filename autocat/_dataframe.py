@@ -114,6 +114,7 @@ def encode_columns(
     n_columns: int,
     width: int,
     encode_distinct: Callable[[int, Any], tuple[np.ndarray, np.ndarray]],
+    n_jobs: int | None = None,
 ) -> np.ndarray:
     """Encode each column of ``X`` on its distinct values, then gather the rows.
 
@@ -128,6 +129,8 @@ def encode_columns(
     encode_distinct : callable
         ``encode_distinct(index, values) -> (codes, table)``: row codes (-1 where
         missing) and one float32 row per distinct value, then the missing row.
+    n_jobs : int, default=None
+        Threads of the row gather, over chunks of rows.
 
     Returns
     -------
@@ -136,7 +139,7 @@ def encode_columns(
     out = np.empty((n_rows(X), n_columns * width), dtype=np.float32)
     for index in range(n_columns):
         codes, table = encode_distinct(index, column_values(X, index))
-        take_rows(table, codes, out[:, index * width : (index + 1) * width])
+        take_rows(table, codes, out[:, index * width : (index + 1) * width], n_jobs)
     return out
 
 
@@ -326,7 +329,7 @@ def to_datetime64(column: Any) -> np.ndarray:
     return column.cast(pl.Datetime("ns")).to_numpy().astype("datetime64[ns]")
 
 
-def factorize(column: Any) -> tuple[np.ndarray, np.ndarray]:
+def factorize(column: Any, n_jobs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Codes (-1 where missing) and distinct non-missing values of a column.
 
     Distinct values come as a 1-D numpy array: objects for strings and
@@ -353,12 +356,12 @@ def factorize(column: Any) -> tuple[np.ndarray, np.ndarray]:
     else:
         values = column.to_numpy()
     try:
-        codes, uniques = factorize_values(values)
+        codes, uniques = factorize_values(values, n_jobs)
     except TypeError:
         if family != "object":
             raise
         # unhashable cells (lists, dicts, sets, arrays): each is read as its str
-        codes, uniques = factorize_values(_hashable_objects(values))
+        codes, uniques = factorize_values(_hashable_objects(values), n_jobs)
     if isinstance(uniques, pd.Index | pd.Categorical):
         uniques = np.asarray(
             uniques, dtype="datetime64[ns]" if uniques.dtype.kind == "M" else object

@@ -9,27 +9,41 @@ by object identity (a compiled hash table over machine pointers) and only then
 compares the few distinct objects by value. The result is that of a plain
 factorisation, with ``int32`` codes: 4 bytes per row is all the per-row memory that
 encoding a column needs besides its output.
+
+Arrow-backed strings (pandas' default ``str`` dtype) are factorised by Arrow's
+hash table, without a Python object per row. Every stage
+proportional to the rows (the hash tables, the remapping of codes and the row
+gather) runs on ``n_jobs`` threads over contiguous chunks of rows: each chunk is
+factorised alone, then the chunks' distinct values, in chunk order, are merged
+once. A value's first appearance overall is its first appearance in the first
+chunk that holds it, so codes and uniques are those of a serial factorisation,
+bit for bit, whatever ``n_jobs``.
 """
 
 from __future__ import annotations
 
 import ctypes
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from joblib import effective_n_jobs
 from numba import njit
 
 __all__ = ["factorize_strings", "factorize_values", "take_rows"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+# Below this many rows per thread, threads cost more than they save.
+_MIN_ROWS_PER_THREAD = 65_536
+_ARROW_STRINGS = ("string", "large_string")
 
 
 def _code_dtype(n_rows: int) -> type[np.signedinteger]:
     return np.int32 if n_rows < 2**31 - 1 else np.int64
 
 
-def factorize_values(values: Any) -> tuple[np.ndarray, Any]:
+def factorize_values(values: Any, n_jobs: int | None = None) -> tuple[np.ndarray, Any]:
     """Return ``(codes, uniques)`` of a 1-D column, like :func:`pandas.factorize`.
 
     Parameters
@@ -37,6 +51,9 @@ def factorize_values(values: Any) -> tuple[np.ndarray, Any]:
     values : 1-D ndarray or Series
         The column. Missing values (``None``, ``NaN``, ``pd.NA``, ``NaT``) get the
         code ``-1``.
+    n_jobs : int, default=None
+        Threads over chunks of rows for object and Arrow string columns (``None``
+        means 1, ``-1`` all cores). The result does not depend on it.
 
     Returns
     -------
@@ -56,12 +73,16 @@ def factorize_values(values: Any) -> tuple[np.ndarray, Any]:
     if isinstance(values, pd.Series) and values.dtype == object:
         values = values.to_numpy()
     if isinstance(values, np.ndarray) and values.dtype == object:
-        return _factorize_objects(values)
+        return _factorize_objects(values, n_jobs)
+    if isinstance(values, pd.Series) and _arrow_strings(values) is not None:
+        return _factorize_arrow(values, n_jobs)
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     return codes.astype(_code_dtype(len(codes))), uniques
 
 
-def factorize_strings(values: Any, column: str) -> tuple[np.ndarray, list[str]]:
+def factorize_strings(
+    values: Any, column: str, n_jobs: int | None = None
+) -> tuple[np.ndarray, list[str]]:
     """Return ``(codes, strings)`` for one column of text.
 
     Parameters
@@ -70,6 +91,8 @@ def factorize_strings(values: Any, column: str) -> tuple[np.ndarray, list[str]]:
         The column. Missing values are ``None``, ``NaN``, ``pd.NA`` and ``NaT``.
     column : str
         The column's name, used in error messages.
+    n_jobs : int, default=None
+        Threads over chunks of rows; the result does not depend on it.
 
     Returns
     -------
@@ -94,7 +117,7 @@ def factorize_strings(values: Any, column: str) -> tuple[np.ndarray, list[str]]:
     """
     if not isinstance(values, np.ndarray | pd.Series):
         values = np.asarray(values, dtype=object)
-    codes, uniques = factorize_values(values)
+    codes, uniques = factorize_values(values, n_jobs)
     strings = uniques.tolist()  # fast for Arrow-backed strings, unlike iteration
     if all(type(value) is str for value in strings):
         return codes, strings
@@ -102,11 +125,55 @@ def factorize_strings(values: Any, column: str) -> tuple[np.ndarray, list[str]]:
     # 1, 1.0 and True hash equal in Python; their str() must stay distinct.
     objects = np.asarray(values, dtype=object)
     missing = pd.isna(objects)
-    codes, uniques = factorize_values(np.where(missing, None, objects.astype(str)))
+    codes, uniques = factorize_values(
+        np.where(missing, None, objects.astype(str)), n_jobs
+    )
     return codes, uniques.tolist()
 
 
-def _factorize_objects(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _chunks(n: int, n_jobs: int | None) -> np.ndarray:
+    """Bounds of the contiguous row chunks that threads work on."""
+    n_threads = min(effective_n_jobs(n_jobs), max(1, n // _MIN_ROWS_PER_THREAD))
+    return np.linspace(0, n, n_threads + 1).astype(np.int64)
+
+
+def _run(function: Any, bounds: np.ndarray) -> list[Any]:
+    """``[function(start, stop) for each chunk]``, on one thread per chunk."""
+    pairs = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    if len(pairs) == 1:
+        return [function(*pairs[0])]
+    with ThreadPoolExecutor(len(pairs)) as pool:
+        return list(pool.map(lambda pair: function(*pair), pairs))
+
+
+def _merge_chunks(
+    codes: np.ndarray,
+    bounds: np.ndarray,
+    local_firsts: list[np.ndarray],
+    merge: Any,
+) -> np.ndarray:
+    """Turn chunk-local codes into global ones; return the global first rows.
+
+    ``merge(rows)`` factorises the candidate rows ``rows`` (increasing) and
+    returns ``(codes of rows, positions in rows of the distinct values)``.
+    """
+    candidates = np.concatenate(
+        [firsts + start for firsts, start in zip(local_firsts, bounds, strict=False)]
+    )
+    merged, positions = merge(candidates)
+    offsets = np.concatenate([[0], np.cumsum([len(f) for f in local_firsts])])
+
+    def remap(start: int, stop: int) -> None:
+        chunk = int(np.searchsorted(bounds, start, side="right")) - 1
+        _remap(codes[start:stop], merged[offsets[chunk] : offsets[chunk + 1]])
+
+    _run(remap, bounds)
+    return candidates[positions]
+
+
+def _factorize_objects(
+    values: np.ndarray, n_jobs: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Factorise objects by identity first, then the distinct objects by value."""
     n = values.shape[0]
     codes = np.empty(n, dtype=_code_dtype(n))
@@ -117,10 +184,75 @@ def _factorize_objects(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pointers = np.ctypeslib.as_array(
         (ctypes.c_ssize_t * n).from_address(contiguous.ctypes.data)
     )
-    first_rows = _identity_codes(pointers, codes)
-    by_value, uniques = pd.factorize(contiguous[first_rows], use_na_sentinel=True)
-    _remap(codes, by_value.astype(codes.dtype))
+    bounds = _chunks(n, n_jobs)
+    local_firsts = _run(
+        lambda start, stop: _identity_codes(pointers[start:stop], codes[start:stop]),
+        bounds,
+    )
+
+    def merge(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # identity across chunks, then the distinct objects by value
+        by_identity = np.empty(len(rows), dtype=codes.dtype)
+        positions = _identity_codes(pointers[rows], by_identity)
+        by_value, _ = pd.factorize(contiguous[rows[positions]], use_na_sentinel=True)
+        by_value = by_value.astype(codes.dtype)
+        mapped = by_value[by_identity]
+        mapped[by_identity < 0] = -1
+        # codes rank first appearances: np.unique's first indices are in order
+        found, first = np.unique(by_value, return_index=True)
+        return mapped, positions[first[found >= 0]]
+
+    first_rows = _merge_chunks(codes, bounds, local_firsts, merge)
+    _, uniques = pd.factorize(contiguous[first_rows], use_na_sentinel=True)
     return codes, uniques
+
+
+def _arrow_strings(values: pd.Series) -> Any:
+    """Return the pyarrow array of an Arrow-backed string Series, else None."""
+    array = getattr(values.array, "_pa_array", None)
+    if array is None or str(array.type) not in _ARROW_STRINGS:
+        return None
+    return array
+
+
+def _factorize_arrow(
+    values: pd.Series, n_jobs: int | None = None
+) -> tuple[np.ndarray, Any]:
+    """Factorise Arrow strings with Arrow's own hash table, one per chunk of rows.
+
+    Arrow's ``dictionary_encode`` numbers values in order of first appearance and
+    releases the GIL, so chunks run on threads; the chunks' dictionaries are then
+    merged by one more ``dictionary_encode``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    array = _arrow_strings(values).combine_chunks()
+    n = len(array)
+    codes = np.empty(n, dtype=_code_dtype(n))
+    bounds = _chunks(n, n_jobs)
+
+    def encode(start: int, stop: int) -> Any:
+        encoded = pc.dictionary_encode(array.slice(start, stop - start))
+        indices = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+        codes[start:stop] = indices
+        return encoded.dictionary
+
+    dictionaries = _run(encode, bounds)
+    if len(dictionaries) == 1:
+        uniques = dictionaries[0]
+    else:
+        merged = pc.dictionary_encode(pa.concat_arrays(dictionaries))
+        mapping = merged.indices.to_numpy().astype(codes.dtype)
+        offsets = np.concatenate([[0], np.cumsum([len(d) for d in dictionaries])])
+
+        def remap(start: int, stop: int) -> None:
+            chunk = int(np.searchsorted(bounds, start, side="right")) - 1
+            _remap(codes[start:stop], mapping[offsets[chunk] : offsets[chunk + 1]])
+
+        _run(remap, bounds)
+        uniques = merged.dictionary
+    return codes, pd.Index(pd.array(uniques, dtype=values.dtype))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -179,7 +311,8 @@ def _identity_codes(pointers, codes):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _remap(codes, mapping):  # pragma: no cover - compiled
     for i in range(codes.shape[0]):
-        codes[i] = mapping[codes[i]]
+        if codes[i] >= 0:
+            codes[i] = mapping[codes[i]]
 
 
 @njit(cache=True, nogil=True)
@@ -192,7 +325,9 @@ def _take_rows(table, codes, out):  # pragma: no cover - compiled
             out[i, j] = table[row, j]
 
 
-def take_rows(table: np.ndarray, codes: np.ndarray, out: np.ndarray) -> None:
+def take_rows(
+    table: np.ndarray, codes: np.ndarray, out: np.ndarray, n_jobs: int | None = None
+) -> None:
     """Write ``table[codes[i]]`` into ``out[i]``; code ``-1`` takes the last row.
 
     The row gather of every encoder: ``out`` may be a column slice of a larger
@@ -206,6 +341,8 @@ def take_rows(table: np.ndarray, codes: np.ndarray, out: np.ndarray) -> None:
         As returned by :func:`factorize_values`.
     out : ndarray of shape (n_rows, width)
         Written in place.
+    n_jobs : int, default=None
+        Threads over chunks of rows (``None`` means 1, ``-1`` all cores).
 
     Examples
     --------
@@ -217,7 +354,10 @@ def take_rows(table: np.ndarray, codes: np.ndarray, out: np.ndarray) -> None:
     >>> out.ravel().tolist()
     [2.0, 0.0, 1.0]
     """
-    _take_rows(table, codes, out)
+    _run(
+        lambda start, stop: _take_rows(table, codes[start:stop], out[start:stop]),
+        _chunks(codes.shape[0], n_jobs),
+    )
 
 
 def _reject_bytes(values: list[Any], column: str) -> None:

@@ -66,8 +66,10 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         direction), or a ``ValueError`` naming the column. A missing value is not
         the empty string, although both give zeros under ``'zero'``.
     n_jobs : int, default=None
-        Threads used to hash the distinct values of a column. ``None`` means 1,
-        ``-1`` all cores. The output does not depend on it.
+        Threads used on every stage of :meth:`transform`: the factorisation of a
+        column into distinct values, their hashing and the gather of rows.
+        ``None`` means 1, ``-1`` all cores. The output does not depend on it,
+        bit for bit.
 
     Attributes
     ----------
@@ -192,6 +194,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
             len(names),
             self.n_components,
             lambda index, values: self._encode_distinct(values, names[index]),
+            self.n_jobs,
         )
 
     def _input_names(self) -> list[str]:
@@ -203,7 +206,7 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         Returns ``codes`` (row -> row of ``table``, -1 for a missing value) and
         ``table``, whose last row is the encoding of a missing value.
         """
-        codes, strings = factorize_strings(values, name)
+        codes, strings = factorize_strings(values, name, self.n_jobs)
         n_distinct = len(strings)
         if self.handle_missing == "error":
             missing = np.flatnonzero(codes < 0)

@@ -7,6 +7,7 @@ import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import pairwise
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -68,6 +69,8 @@ _TRANSFORMER = HasMethods(["fit", "transform"])
 # the distinct values of a column once and rows are gathered from that table.
 # GammaPoissonEncoder (imported lazily) is one too: see _is_row_wise.
 _ROW_WISE = (MinHashEncoder, DatetimeEncoder, OneHotEncoder, TextEncoder, TargetEncoder)
+# Below this many rows per thread, splitting a column's gather costs more than it saves.
+_MIN_ROWS_PER_CHUNK = 65_536
 # Encoders whose fit depends only on the set of distinct values.
 _SET_FITTED = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
 # Encoders whose fit_transform cross-fits: the training rows are encoded by
@@ -661,7 +664,9 @@ default='minhash'
             uniques = _empty_like_kind(state)
         else:
             _check_storage(state, column, family)
-            codes, uniques = factorize(column)
+            # threads left over by the columns factorise chunks of rows
+            n_jobs = max(1, effective_n_jobs(self.n_jobs) // max(1, len(self._columns)))
+            codes, uniques = factorize(column, n_jobs)
             codes, uniques = self._convert(state, codes, uniques, column)
         if isinstance(state.transformer, str):  # 'passthrough'
             table = number_table(uniques, indicator=bool(tokens))
@@ -732,18 +737,30 @@ default='minhash'
         starts = np.concatenate([[0], np.cumsum(widths)]).astype(int)
         out = np.empty((n_rows(X), int(starts[-1])), dtype=np.float32)
 
-        def write(index: int) -> None:
+        # tasks are (column, chunk of rows): all threads work even on few columns
+        n_chunks = -(-effective_n_jobs(self.n_jobs) // max(1, len(encoded)))
+        n_chunks = max(1, min(n_chunks, len(out) // _MIN_ROWS_PER_CHUNK))
+        bounds = np.linspace(0, len(out), n_chunks + 1).astype(int).tolist()
+
+        def write(index: int, start: int, stop: int) -> None:
             piece = encoded[index]
-            target = out[:, starts[index] : starts[index + 1]]
+            target = out[start:stop, starts[index] : starts[index + 1]]
             if piece.source is not None:
-                target[:, 0] = to_float(piece.source)
+                target[:, 0] = to_float(_rows(piece.source, start, stop))
             elif piece.table is not None:
                 # missing values (code -1) take the table's last row
-                take_rows(piece.table, piece.codes, target)
+                take_rows(piece.table, piece.codes[start:stop], target)
             elif piece.block is not None:
-                target[:] = piece.block
+                target[:] = piece.block[start:stop]
 
-        self._map(write, [(i,) for i in range(len(encoded))])
+        self._map(
+            write,
+            [
+                (i, start, stop)
+                for i in range(len(encoded))
+                for start, stop in pairwise(bounds)
+            ],
+        )
         return out
 
     # ----------------------------------------------------------- reporting
@@ -884,6 +901,13 @@ def _order_values(state: _Column, piece: _Encoded, rows: np.ndarray) -> Any:
             np.random.default_rng(0).permutation(n_distinct).astype(np.float64), np.nan
         )
     return table[np.where(codes < 0, len(table) - 1, codes)]
+
+
+def _rows(column: Any, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a pandas, polars or numpy column, without copying."""
+    if isinstance(column, pd.Series):
+        return column.iloc[start:stop]
+    return column[start:stop]
 
 
 def _is_row_wise(transformer: Any) -> bool:

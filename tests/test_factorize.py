@@ -73,3 +73,51 @@ def test_take_rows_writes_a_strided_slice_and_missing_rows():
     take_rows(table, np.array([1, -1, 0, 1], dtype=np.int32), out[:, 1:3])
     np.testing.assert_array_equal(out[:, 1:3], table[[1, 2, 0, 1]])
     assert (out[:, [0, 3, 4]] == -1).all()
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Threads split even tiny columns, so that the chunked paths run in tests."""
+    import autocat._factorize
+
+    monkeypatch.setattr(autocat._factorize, "_MIN_ROWS_PER_THREAD", 7)
+
+
+@pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", object])
+@pytest.mark.parametrize("n_jobs", [2, 3, 8])
+def test_threads_over_chunks_give_pandas_result(rng, small_chunks, dtype, n_jobs):
+    # values first seen in a late chunk, repeated across chunks, missing values,
+    # the empty string and distinct objects holding equal strings
+    pool = [f"v{i}" for i in range(40)] + ["", None]
+    values = [pool[j] for j in rng.integers(0, len(pool), size=500)]
+    values += ["late", "".join(["la", "te"]), None, "v1"]
+    series = pd.Series(values, dtype=dtype)
+    expected_codes, expected_uniques = pd.factorize(series, use_na_sentinel=True)
+    codes, uniques = factorize_values(series, n_jobs=n_jobs)
+    assert codes.dtype == np.int32
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert list(uniques) == list(expected_uniques)
+    if dtype is not object:  # Arrow strings keep their dtype, as with pandas
+        assert uniques.dtype == expected_uniques.dtype
+
+
+def test_every_row_distinct_object_threads(rng, small_chunks):
+    # distinct objects everywhere (no identity shortcut) and a missing first row
+    values = np.array(
+        [None] + [str(int(v)) for v in rng.integers(0, 30, size=300)], dtype=object
+    )
+    expected_codes, expected_uniques = pd.factorize(values, use_na_sentinel=True)
+    codes, uniques = factorize_values(values, n_jobs=4)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert uniques.tolist() == expected_uniques.tolist()
+
+
+def test_take_rows_threads_write_the_same_bytes(rng, small_chunks):
+    table = rng.random((11, 3)).astype(np.float32)
+    codes = rng.integers(-1, 10, size=1_000).astype(np.int32)
+    serial = np.empty((1_000, 3), dtype=np.float32)
+    take_rows(table, codes, serial)
+    threaded = np.empty((1_000, 5), dtype=np.float32)
+    take_rows(table, codes, threaded[:, 1:4], n_jobs=4)
+    assert threaded[:, 1:4].tobytes() == serial.tobytes()
+    np.testing.assert_array_equal(serial, table[np.where(codes < 0, 10, codes)])

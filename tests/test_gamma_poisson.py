@@ -405,3 +405,18 @@ def test_output_finite_non_negative_and_reproducible(values, n_components):
 def test_docstring_example_labels_read_as_words():
     encoder = GammaPoissonEncoder(n_components=2, random_state=0).fit(titles_frame())
     assert all(re.fullmatch(r"[\w ,]+", label) for label in encoder.topic_labels_)
+
+
+def test_transform_n_jobs_gives_the_same_bytes(monkeypatch):
+    import autocat._factorize
+    import autocat._gamma_poisson
+
+    # split factorisation, E-step and gather even on this small table
+    monkeypatch.setattr(autocat._factorize, "_MIN_ROWS_PER_THREAD", 16)
+    monkeypatch.setattr(autocat._gamma_poisson, "_MIN_VALUES_PER_THREAD", 4)
+    X, _ = make_dirty_categories(kind="typos", n_samples=600, random_state=0)
+    encoder = GammaPoissonEncoder(n_components=3, max_iter=2, random_state=0).fit(X)
+    serial = encoder.transform(X)
+    threaded = clone(encoder).set_params(n_jobs=3).fit(X)
+    assert threaded.transform(X).tobytes() == serial.tobytes()
+    assert encoder.set_params(n_jobs=-1).transform(X).tobytes() == serial.tobytes()

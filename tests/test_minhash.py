@@ -294,3 +294,26 @@ def test_missing_values_in_every_string_dtype(dtype):
     frame = pd.DataFrame({"t": pd.Series(["a", None, "b", None], dtype=dtype)})
     out = MinHashEncoder(n_components=2, handle_missing="nan").fit_transform(frame)
     assert np.isnan(out[[1, 3]]).all() and np.isfinite(out[[0, 2]]).all()
+
+
+def test_n_jobs_gives_the_same_bytes_on_every_stage(monkeypatch):
+    import autocat._factorize
+    import autocat._minhash
+
+    # split factorisation, hashing and gather even on this small table
+    monkeypatch.setattr(autocat._factorize, "_MIN_ROWS_PER_THREAD", 16)
+    monkeypatch.setattr(autocat._minhash, "_MIN_VALUES_PER_THREAD", 8)
+    rng = np.random.default_rng(0)
+    pool = [f"Officer {i} grade {i % 7}" for i in range(120)] + [None, ""]
+    frame = pd.DataFrame(
+        {
+            "a": [pool[j] for j in rng.integers(0, len(pool), 2_000)],
+            "b": pd.Series(
+                [pool[j] for j in rng.integers(0, len(pool), 2_000)], dtype=object
+            ),
+        }
+    )
+    serial = MinHashEncoder(n_components=8).fit_transform(frame)
+    for n_jobs in (2, 3, -1):
+        out = MinHashEncoder(n_components=8, n_jobs=n_jobs).fit_transform(frame)
+        assert out.tobytes() == serial.tobytes()

@@ -528,3 +528,27 @@ def test_codes_that_look_like_exponents_stay_strings():
     frame = pd.DataFrame({"code": ["E250", "E150", "12"]})
     vectorizer = TableVectorizer().fit(frame)
     assert vectorizer.column_kinds_["code"] == "low_cardinality"
+
+
+def test_n_jobs_splits_rows_and_gives_the_same_bytes(monkeypatch):
+    import autocat._factorize
+    import autocat._table_vectorizer
+
+    # two columns, four threads: each column's rows are split in chunks
+    monkeypatch.setattr(autocat._factorize, "_MIN_ROWS_PER_THREAD", 16)
+    monkeypatch.setattr(autocat._table_vectorizer, "_MIN_ROWS_PER_CHUNK", 16)
+    rng = np.random.default_rng(0)
+    n = 1_000
+    frame = pd.DataFrame(
+        {
+            "city": [f"town {i}" for i in rng.integers(0, 80, n)],
+            "x": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+            "when": pd.to_datetime("2020-01-01")
+            + pd.to_timedelta(rng.integers(0, 900, n), unit="D"),
+        }
+    )
+    serial = TableVectorizer().fit(frame)
+    expected = serial.transform(frame)
+    for n_jobs in (2, 4):
+        out = TableVectorizer(n_jobs=n_jobs).fit(frame).transform(frame)
+        assert out.tobytes() == expected.tobytes()

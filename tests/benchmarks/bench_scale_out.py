@@ -1,0 +1,311 @@
+"""Benchmark: autocat on Dask and Spark against the in-memory transform, same rows.
+
+Question (2026-11): does encoding through Dask (``LocalCluster``, 2 workers x 1
+thread) or Spark (``local[2]``) keep up with the in-memory
+``TableVectorizer.transform(n_jobs=2)``, with identical output, and does every
+worker hold only its partitions plus the encoder? Target: Dask >= 80% of the
+in-memory throughput.
+
+Data: ``--rows`` rows (default 1,000,000; ``--full`` for the issue's 10,000,000)
+of 2 dirty string columns with ``rows / 100`` and ``rows / 10`` distinct values
+(100k and 1M at full size; ``dirty_strings.py``), 3 numeric columns, 1 date and
+a numeric target, written as Parquet partitions of ``--partition-rows`` rows.
+The TableVectorizer (min-hash, d = 30) is fitted on a 50,000-row sample.
+
+Measured, in one run: rows/s of the in-memory transform (Parquet read excluded,
+then included), of Dask (read + encode in the workers, result reduced to one
+checksum per partition so that nothing but checksums comes back) and of Spark
+(``noop`` sink); peak resident memory of each Dask worker against its largest
+partition plus the pickled encoder; identical output (per-partition SHA-256 for
+Dask, a 1% sample of rows for Spark); the Gamma-Poisson fit of the smaller dirty
+column over the partitions (map-reduce, streaming ``partial_fit``, in-memory:
+time and loss on a 100,000-row sample); ``autocat.integrations.dask.auto_fit``
+with ``--budget`` seconds, its final model trained with ``xgboost.dask`` on all
+rows.
+
+Run: ``python tests/benchmarks/bench_scale_out.py --rows 1000000`` (skip parts
+with ``--no-spark``, ``--no-gp``, ``--no-auto``). The machine may be shared:
+compare figures of one run only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import pickle
+import platform
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from dirty_strings import make_dirty_strings
+
+from autocat import GammaPoissonEncoder, TableVectorizer
+
+
+def make_table(n_rows, seed=0):
+    """Return the benchmark table (pandas, default dtypes)."""
+    rng = np.random.default_rng(seed)
+    _, small = make_dirty_strings(n_unique=max(n_rows // 100, 10), n_rows=n_rows)
+    _, large = make_dirty_strings(n_unique=max(n_rows // 10, 10), n_rows=n_rows, seed=1)
+    frame = pd.DataFrame(
+        {
+            "id": np.arange(n_rows, dtype=np.int64),
+            "employer": pd.Series(small, dtype="str"),
+            "title": pd.Series(large, dtype="str"),
+            "x0": rng.normal(size=n_rows),
+            "x1": rng.exponential(size=n_rows),
+            "x2": rng.integers(0, 100, n_rows).astype(np.float64),
+            "hired": pd.Timestamp("2000-01-01")
+            + pd.to_timedelta(rng.integers(0, 9_000, n_rows), unit="D"),
+        }
+    )
+    frame.loc[rng.random(n_rows) < 0.02, "x1"] = np.nan
+    frame["y"] = (
+        frame["x0"] * 2 + frame["employer"].str.len() / 10 + rng.normal(size=n_rows)
+    )
+    return frame
+
+
+def _checksum(encoded):
+    return pd.DataFrame(
+        {
+            "first": [int(encoded.index[0]) if len(encoded) else -1],
+            "rows": [len(encoded)],
+            "sha": [hashlib.sha256(encoded.to_numpy().tobytes()).hexdigest()],
+        }
+    )
+
+
+def _peak_rss_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _rate(n, seconds):
+    return f"{n / seconds:,.0f} rows/s ({seconds:.1f} s)"
+
+
+def bench_in_memory(folder, vectorizer, n_rows):
+    start = time.perf_counter()
+    frame = pd.read_parquet(folder)
+    read_s = time.perf_counter() - start
+    features = frame[list(vectorizer.feature_names_in_)]
+    start = time.perf_counter()
+    out = vectorizer.set_params(n_jobs=2).transform(features)
+    encode_s = time.perf_counter() - start
+    vectorizer.set_params(n_jobs=None)
+    print(
+        f"in memory, 2 threads: {_rate(n_rows, encode_s)}; with the Parquet read "
+        f"{_rate(n_rows, encode_s + read_s)}; output {out.nbytes / 2**20:,.0f} MiB"
+    )
+    return out, encode_s, encode_s + read_s
+
+
+def bench_dask(folder, vectorizer, n_rows, reference):
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    from autocat.integrations import dask as autocat_dask
+
+    cluster = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        memory_limit="6GiB",
+    )
+    client = Client(cluster)
+    columns = list(vectorizer.feature_names_in_)
+    ddf = dd.read_parquet(folder, columns=["id", *columns]).set_index("id", sorted=True)
+    encoded = autocat_dask.transform(vectorizer, ddf)
+    meta = pd.DataFrame(
+        {"first": pd.Series([], dtype=np.int64), "rows": [], "sha": []}
+    ).astype({"rows": np.int64, "sha": object})
+    checksums = encoded.map_partitions(_checksum, meta=meta)
+    # workers import autocat and load the compiled kernels before the clock starts,
+    # as the in-memory run did when the vectorizer was fitted
+    warm = pd.read_parquet(next(Path(folder).glob("*.parquet")))[columns].head(1_000)
+    client.run(vectorizer.transform, warm)
+    start = time.perf_counter()
+    result = checksums.compute()
+    seconds = time.perf_counter() - start
+    same = (
+        all(
+            hashlib.sha256(reference[r.first : r.first + r.rows].tobytes()).hexdigest()
+            == r.sha
+            for r in result.itertuples()
+        )
+        and int(result["rows"].sum()) == n_rows
+    )
+    peaks = client.run(_peak_rss_mib)
+    partition_mib = (
+        ddf.map_partitions(lambda p: pd.Series([p.memory_usage(deep=True).sum()]))
+        .compute()
+        .max()
+        / 2**20
+    )
+    encoder_mib = len(pickle.dumps(vectorizer)) / 2**20
+    print(
+        f"dask, 2 workers x 1 thread: {_rate(n_rows, seconds)}; identical: {same}; "
+        f"peak RSS per worker (MiB): {[round(v) for v in peaks.values()]}; largest "
+        f"partition in memory {partition_mib:,.0f} MiB + its output "
+        f"{result['rows'].max() * reference.shape[1] * 4 / 2**20:,.0f} MiB; "
+        f"encoder {encoder_mib:,.1f} MiB"
+    )
+    return client, cluster, seconds
+
+
+def bench_spark(folder, vectorizer, n_rows, reference):
+    from pyspark.sql import SparkSession
+
+    from autocat.integrations import spark as autocat_spark
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.memory", "4g")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    sdf = spark.read.parquet(str(folder))
+    encoded = autocat_spark.transform(vectorizer, sdf, keep=["id"])
+    start = time.perf_counter()
+    encoded.write.format("noop").mode("overwrite").save()
+    seconds = time.perf_counter() - start
+    sample = encoded.filter("id % 100 = 0").toPandas().sort_values("id")
+    names = list(vectorizer.get_feature_names_out())
+    same = np.array_equal(
+        sample[names].to_numpy(np.float32),
+        reference[sample["id"].to_numpy()],
+        equal_nan=True,
+    )
+    print(f"spark local[2]: {_rate(n_rows, seconds)}; identical (1% of rows): {same}")
+    spark.stop()
+    return seconds
+
+
+def bench_gamma_poisson(folder, client):
+    import dask.dataframe as dd
+
+    from autocat.integrations import dask as autocat_dask
+
+    ddf = dd.read_parquet(folder, columns=["employer"])
+    evaluation = ddf.sample(frac=min(1.0, 100_000 / len(ddf)), random_state=0)
+    evaluation = evaluation.compute()
+    encoder = GammaPoissonEncoder(n_components=10, random_state=0)
+    rows = []
+    for label, fit in [
+        ("map-reduce, 3 epochs", lambda: autocat_dask.fit(encoder, ddf, n_epochs=3)),
+        (
+            "partial_fit stream",
+            lambda: autocat_dask.fit(encoder, ddf, method="partial_fit"),
+        ),
+        (
+            "in memory (all rows)",
+            lambda: GammaPoissonEncoder(n_components=10, random_state=0).fit(
+                ddf.compute()
+            ),
+        ),
+    ]:
+        start = time.perf_counter()
+        fitted = fit()
+        seconds = time.perf_counter() - start
+        loss = fitted._kl_divergence(evaluation) / len(evaluation)
+        rows.append((label, seconds, loss))
+        print(
+            f"Gamma-Poisson {label}: {seconds:.1f} s, KL per row {loss:.3f}, "
+            f"topics {fitted.topic_labels_[:3]}"
+        )
+    return rows
+
+
+def _n_trials(result):
+    """Trials in the shared study (none when the budget allowed none)."""
+    return 0 if result.study_ is None else len(result.study_.trials)
+
+
+def bench_auto_fit(folder, client, budget, n_rows):
+    import dask.dataframe as dd
+
+    from autocat.integrations import dask as autocat_dask
+
+    ddf = dd.read_parquet(folder).drop(columns=["id"])
+    start = time.perf_counter()
+    result = autocat_dask.auto_fit(ddf, "y", client=client, time_budget=budget, cv=3)
+    seconds = time.perf_counter() - start
+    head = ddf.head(20_000)
+    print(
+        f"dask auto_fit, budget {budget:.0f} s: {seconds:.1f} s in all; sample "
+        f"search cv {result.metric_} {result.cv_score_:.3f} "
+        f"({_n_trials(result)} trials over driver and workers); final "
+        f"xgboost.dask on {result.n_rows_:,} rows in {result.refit_s_:.1f} s; "
+        f"{result.metric_} on 20k rows {result.score(head, head['y']):.3f}"
+    )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--full", action="store_true", help="10,000,000 rows")
+    parser.add_argument("--partition-rows", type=int, default=250_000)
+    parser.add_argument("--budget", type=float, default=120.0)
+    parser.add_argument("--no-spark", action="store_true")
+    parser.add_argument("--no-gp", action="store_true")
+    parser.add_argument("--no-auto", action="store_true")
+    args = parser.parse_args(argv)
+    n_rows = 10_000_000 if args.full else args.rows
+    import dask
+    import pyspark
+    import xgboost
+
+    print(
+        f"{platform.machine()}, {os.cpu_count()} logical cores, python "
+        f"{platform.python_version()}, pandas {pd.__version__}, dask "
+        f"{dask.__version__}, pyspark {pyspark.__version__}, xgboost "
+        f"{xgboost.__version__}; {n_rows:,} rows, partitions of "
+        f"{args.partition_rows:,}"
+    )
+    folder = Path(tempfile.mkdtemp(prefix="autocat-scale-out-"))
+    try:
+        frame = make_table(n_rows)
+        for k, first in enumerate(range(0, n_rows, args.partition_rows)):
+            frame.iloc[first : first + args.partition_rows].to_parquet(
+                folder / f"part-{k:05d}.parquet", index=False
+            )
+        features = frame.drop(columns=["id", "y"])
+        vectorizer = TableVectorizer().fit(
+            features.sample(min(50_000, n_rows), random_state=0)
+        )
+        del frame, features
+        reference, memory_s, _ = bench_in_memory(folder, vectorizer, n_rows)
+        client, cluster, dask_s = bench_dask(folder, vectorizer, n_rows, reference)
+        print(f"dask / in-memory throughput: {memory_s / dask_s:.0%} (target >= 80%)")
+        if not args.no_gp:
+            bench_gamma_poisson(folder, client)
+        if not args.no_auto:
+            bench_auto_fit(folder, client, args.budget, n_rows)
+        client.close()
+        cluster.close()
+        if not args.no_spark:
+            spark_s = bench_spark(folder, vectorizer, n_rows, reference)
+            print(f"spark / in-memory throughput: {memory_s / spark_s:.0%}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""autocat on a real dask.distributed LocalCluster (2 worker processes)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+from autocat import (  # noqa: E402
+    GammaPoissonEncoder,
+    MinHashEncoder,
+    TableVectorizer,
+)
+from autocat.datasets import make_dirty_categories  # noqa: E402
+from autocat.integrations import _distributed  # noqa: E402
+from autocat.integrations import dask as autocat_dask  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def _table(n, seed, *, offset=0):
+    rng = np.random.default_rng(seed)
+    jobs = np.array([f"officer grade {i % 50} unit {i % 7}" for i in range(300)])
+    return pd.DataFrame(
+        {
+            "job": jobs[rng.integers(0, 300, n)],
+            "dept": rng.choice(["police", "fire", "health"], n),
+            "x": rng.normal(size=n),
+            "when": pd.Timestamp("2020-01-01")
+            + pd.to_timedelta(rng.integers(0, 500, n), unit="D"),
+        },
+        index=pd.RangeIndex(offset, offset + n),
+    )
+
+
+def _from_frames(frames, meta):
+    """A dask DataFrame whose partitions are exactly ``frames``."""
+    return dd.from_delayed(
+        [dask.delayed(f) for f in frames], meta=meta, verify_meta=False
+    )
+
+
+def test_transform_is_bit_identical_to_in_memory(client):
+    df = _table(3_000, 0)
+    vectorizer = TableVectorizer(n_components=8).fit(df)
+    encoded = autocat_dask.transform(vectorizer, dd.from_pandas(df, npartitions=5))
+    assert list(encoded.columns) == list(vectorizer.get_feature_names_out())
+    assert (encoded.dtypes == np.float32).all()  # meta says what compute gives
+    out = encoded.compute()
+    assert out.to_numpy().tobytes() == vectorizer.transform(df).tobytes()
+    assert out.index.equals(df.index)
+
+
+def test_bad_partitions_give_the_in_memory_encoding(client):
+    df = _table(400, 1)
+    vectorizer = TableVectorizer(n_components=4).fit(df)
+    empty = df.iloc[:0]
+    all_missing = _table(50, 2, offset=400).assign(
+        job=pd.Series([None] * 50, dtype=object, index=range(400, 450)),
+        x=np.nan,
+    )
+    # x is int64 in this partition, float64 elsewhere; job is object, not str
+    other_dtypes = _table(60, 3, offset=450).assign(
+        x=np.arange(60, dtype=np.int64),
+        job=lambda f: f["job"].astype(object),
+    )
+    # categories never seen at fit, on this partition only
+    unseen = _table(40, 4, offset=510).assign(
+        dept="coast guard", job="harbour master of the docks"
+    )
+    frames = [df.iloc[:200], empty, all_missing, other_dtypes, unseen, df.iloc[200:]]
+    ddf = _from_frames(frames, meta=df.iloc[:0])
+    out = autocat_dask.transform(vectorizer, ddf).compute()
+    expected = np.concatenate([vectorizer.transform(f) for f in frames if len(f)])
+    assert out.to_numpy().tobytes() == expected.tobytes()
+    # the unseen category one-hot encodes as zeros, exactly as in memory
+    dept = [c for c in out.columns if c.startswith("dept_")]
+    assert (out.loc[510:549, dept].to_numpy() == 0).all()
+    in_memory = vectorizer.transform(pd.concat(frames))
+    np.testing.assert_array_equal(out.to_numpy(), in_memory)
+
+
+def test_result_survives_a_worker_killed_mid_transform(client):
+    rows = 40_000
+    df = pd.DataFrame({"job": [f"value {i % 9_000} of row" for i in range(rows)]})
+    encoder = MinHashEncoder(n_components=30).fit(df)
+    expected = encoder.transform(df)
+    ddf = dd.from_pandas(df, npartitions=40)
+    future = client.compute(autocat_dask.transform(encoder, ddf))
+    pids = client.run(os.getpid)
+    deadline = time.monotonic() + 60
+    while not any(client.processing().values()):
+        assert time.monotonic() < deadline, "no task started"
+        time.sleep(0.01)
+    victim = next(w for w, tasks in client.processing().items() if tasks)
+    os.kill(pids[victim], signal.SIGKILL)
+    out = future.result(timeout=120)
+    assert out.to_numpy().tobytes() == expected.tobytes()
+    # the nanny restarted a worker: the kill did happen
+    assert client.run(os.getpid).get(victim) != pids[victim]
+
+
+def test_transform_rejects_bad_arguments(client):
+    df = _table(30, 5)
+    vectorizer = TableVectorizer().fit(df)
+    with pytest.raises(TypeError, match=r"takes a dask DataFrame; got DataFrame"):
+        autocat_dask.transform(vectorizer, df)
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['when'\]"):
+        autocat_dask.transform(vectorizer, dd.from_pandas(df.drop(columns="when")))
+    with pytest.raises(TypeError, match="rather than the class"):
+        autocat_dask.transform(TableVectorizer, dd.from_pandas(df))
+    with pytest.raises(TypeError, match="needs transform and get_feature_names_out"):
+        autocat_dask.transform(object(), dd.from_pandas(df))
+
+
+def test_gamma_poisson_statistics_add_up_across_partitions():
+    X, _ = make_dirty_categories(kind="typos", n_samples=600, random_state=0)
+    encoder = GammaPoissonEncoder(n_components=3, max_iter=2, random_state=0).fit(X)
+    whole = _distributed.gamma_poisson_statistics(X, encoder)[0]
+    parts = [
+        _distributed.gamma_poisson_statistics(p, encoder)[0]
+        for p in (X.iloc[:250], X.iloc[250:])
+    ]
+    total = np.zeros((encoder._models[0].n_columns, 3))
+    for touched, rows, _ in parts:
+        np.add.at(total, touched, rows)
+    np.testing.assert_allclose(total[whole[0]], whole[1], rtol=1e-9)
+    np.testing.assert_allclose(parts[0][2] + parts[1][2], whole[2], rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["map_reduce", "partial_fit"])
+def test_gamma_poisson_fit_over_partitions(client, method):
+    X, _ = make_dirty_categories(kind="typos", n_samples=2_000, random_state=0)
+    ddf = dd.from_pandas(X, npartitions=4)
+    encoder = GammaPoissonEncoder(n_components=4, random_state=0)
+    fitted = autocat_dask.fit(encoder, ddf, method=method, sample_rows=500)
+    assert not hasattr(encoder, "topic_labels_")  # the input is not fitted
+    in_memory = GammaPoissonEncoder(n_components=4, random_state=0).fit(X)
+    # topic quality: the loss on all rows within 10% of a fit on all of them
+    assert fitted._kl_divergence(X) <= 1.10 * in_memory._kl_divergence(X)
+    # every partition's n-grams reached the vocabulary
+    assert fitted._models[0].n_columns == in_memory._models[0].n_columns
+    again = autocat_dask.fit(encoder, ddf, method=method, sample_rows=500)
+    assert again.transform(X).tobytes() == fitted.transform(X).tobytes()
+    out = autocat_dask.transform(fitted, ddf).compute()
+    assert out.to_numpy().tobytes() == fitted.transform(X).tobytes()
+
+
+def test_fit_rejects_other_estimators(client):
+    ddf = dd.from_pandas(pd.DataFrame({"a": ["x", "y"]}))
+    with pytest.raises(TypeError, match="MinHashEncoder learns nothing"):
+        autocat_dask.fit(MinHashEncoder(), ddf)
+    with pytest.raises(ValueError, match="method must be 'map_reduce' or"):
+        autocat_dask.fit(GammaPoissonEncoder(), ddf, method="online")
+
+
+def test_vectorizer_fit_counts_distinct_values_over_all_rows(client):
+    rng = np.random.default_rng(0)
+    n = 4_000
+    frame = pd.DataFrame(
+        {
+            # 25 values: low-cardinality, but rare ones miss a small sample
+            "few": np.where(
+                rng.random(n) < 0.97, "common", [f"rare {i % 24}" for i in range(n)]
+            ),
+            # 40 values overall, only 2 in the first half
+            "many": np.where(
+                np.arange(n) < n // 2,
+                rng.choice(["a", "b"], n),
+                [f"v{i % 40}" for i in range(n)],
+            ),
+            "x": rng.normal(size=n),
+        }
+    )
+    ddf = dd.from_pandas(frame, npartitions=4)
+    fitted = autocat_dask.fit(TableVectorizer(), ddf, sample_rows=40)
+    reference = TableVectorizer().fit(frame)
+    assert fitted.column_kinds_ == reference.column_kinds_
+    assert fitted.input_to_outputs_["few"] == reference.input_to_outputs_["few"]
+    out = autocat_dask.transform(fitted, ddf).compute()
+    assert out.to_numpy().tobytes() == fitted.transform(frame).tobytes()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+def test_auto_fit_trains_on_all_rows_and_predicts_pandas_and_dask(
+    client, tmp_path, kind
+):
+    rng = np.random.default_rng(0)
+    n = 1_500
+    jobs = rng.choice([f"job {i}" for i in range(60)], n)
+    years = rng.integers(0, 30, n)
+    df = pd.DataFrame({"job": jobs, "years": years})
+    if kind == "regression":
+        df["y"] = years * 2.0 + pd.Series(jobs).str[-1].astype(int).to_numpy()
+    else:
+        df["y"] = np.where(years > 15, "senior", "junior")
+    ddf = dd.from_pandas(df, npartitions=3)
+    result = autocat_dask.auto_fit(
+        ddf,
+        "y",
+        client=client,
+        time_budget=600,  # n_trials ends each search: the machine may be slow
+        sample_rows=500,
+        n_trials=2,
+        cv=2,
+        storage=str(tmp_path / "study.journal"),
+    )
+    assert result.n_rows_ == n
+    # the driver and both workers ran their 2 trials in the shared study
+    assert len(result.study_.trials) >= 6
+    assert result.pipeline_[-1].n_estimators == result.best_params_["n_estimators"]
+    predictions = result.predict(df)
+    from_dask = autocat_dask.predict(result, ddf).compute()
+    np.testing.assert_array_equal(from_dask.to_numpy(), predictions)
+    if kind == "regression":
+        assert result.score(df, df["y"]) > 0.9
+    else:
+        assert set(predictions) <= {"senior", "junior"}
+        assert (predictions == df["y"]).mean() > 0.95
