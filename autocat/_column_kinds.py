@@ -388,7 +388,9 @@ def as_numbers(values: np.ndarray) -> np.ndarray | None:
     if not ok.all() or not np.isfinite(numbers).any():
         return None
     out, _ = parse_numbers(values.astype(object))
-    if np.isnan(out).any() or (np.mod(out, 1) != 0).any() or np.abs(out).max() > 2**53:
+    if not np.isfinite(out).all() or (np.mod(out, 1) != 0).any():
+        return out  # NaN and infinities stay floats (checks name the infinities)
+    if np.abs(out).max() > 2**53:
         return out
     return out.astype(np.int64)
 

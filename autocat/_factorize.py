@@ -125,10 +125,31 @@ def factorize_strings(
     # 1, 1.0 and True hash equal in Python; their str() must stay distinct.
     objects = np.asarray(values, dtype=object)
     missing = pd.isna(objects)
-    codes, uniques = factorize_values(
-        np.where(missing, None, objects.astype(str)), n_jobs
-    )
+    codes, uniques = factorize_values(_as_strings(objects, missing), n_jobs)
     return codes, uniques.tolist()
+
+
+def _as_strings(objects: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """Each row's ``str`` (None where missing), one string object per distinct value.
+
+    Memory is 8 bytes per row plus the distinct strings, unlike
+    ``objects.astype(str)``, which allocates rows x the longest value. Values are
+    told apart by type too, so ``1``, ``1.0`` and ``True`` keep their own ``str``.
+    """
+    out = np.empty(len(objects), dtype=object)
+    seen: dict[tuple[type, Any], str] = {}
+    for i, value in enumerate(objects):
+        if missing[i]:
+            continue
+        try:
+            key = (type(value), value)
+            text = seen.get(key)
+            if text is None:
+                text = seen[key] = str(value)
+        except TypeError:  # unhashable: a list, a dict, an array
+            text = str(value)
+        out[i] = text
+    return out
 
 
 def _chunks(n: int, n_jobs: int | None) -> np.ndarray:

@@ -173,7 +173,15 @@ def parse_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return numbers, ok
 
 
+# Infinities as Python and pandas write them; autocat's checks then name them.
+_INFINITIES = {"inf": np.inf, "+inf": np.inf, "-inf": -np.inf, "infinity": np.inf,
+               "+infinity": np.inf, "-infinity": -np.inf}  # fmt: skip
+
+
 def _read_number(text: str) -> float | None:
+    infinity = _INFINITIES.get(text.lower())
+    if infinity is not None:
+        return float(infinity)
     found = _NUMBER.fullmatch(text)
     if found is None:
         return None

@@ -498,8 +498,9 @@ def tune(
     stored_folds = study.user_attrs.get("n_folds")
     if stored_folds is not None:
         n_folds = min(n_folds, int(stored_folds))
-    for params in portfolio or (default_params("minhash"),):
-        study.enqueue_trial(params, skip_if_exists=True)
+    # The portfolio is queued one configuration per trial asked, so that a short
+    # search leaves no queued trials behind; a shared study skips those run.
+    queue = [dict(params) for params in (portfolio or (default_params("minhash"),))]
 
     budget = Budget(deadline)
     search = TrialRunner(
@@ -538,7 +539,11 @@ def tune(
                 size = min(size, n_trials - asked)
             with quiet_optuna(), warnings.catch_warnings():
                 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-                trials = [study.ask() for _ in range(size)]
+                trials = []
+                for _ in range(size):
+                    if queue:
+                        study.enqueue_trial(queue.pop(0), skip_if_exists=True)
+                    trials.append(study.ask())
                 suggested = [suggest_params(trial) for trial in trials]
             asked += size
             context = contextvars.copy_context()

@@ -121,3 +121,21 @@ def test_take_rows_threads_write_the_same_bytes(rng, small_chunks):
     take_rows(table, codes, threaded[:, 1:4], n_jobs=4)
     assert threaded[:, 1:4].tobytes() == serial.tobytes()
     np.testing.assert_array_equal(serial, table[np.where(codes < 0, 10, codes)])
+
+
+def test_mixed_types_cost_memory_per_distinct_value_not_per_row():
+    # One long value among 10,000 mixed-type rows: converting every row to a
+    # fixed-width string array would take rows x 5,000 characters (200 MB).
+    import tracemalloc
+
+    values = np.array([1, 1.0, True, None, "a" * 5000, *range(9995)], dtype=object)
+    tracemalloc.start()
+    try:
+        codes, strings = factorize_strings(values, "mixed")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20, peak
+    assert strings[:4] == ["1", "1.0", "True", "a" * 5000]
+    assert codes[:5].tolist() == [0, 1, 2, -1, 3]
+    assert strings[codes[6]] == "1"  # the int 1 and the row 1 share a string

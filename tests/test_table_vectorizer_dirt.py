@@ -143,7 +143,7 @@ EXPECTED_PLAN = [
         0,
         "identifier-like: 200 distinct values in 200 rows, none with a space",
     ),
-    ("comment", "high_cardinality", 30, "200 distinct values > 30"),
+    ("comment", "text", 30, "free text; 200 distinct values > 30"),
     ("pickup", "datetime", 7, "dates (%m/%d/%Y %I:%M %p)"),
     ("dropoff", "datetime", 7, "dates (%Y/%m/%d %H:%M)"),
     ("booked", "datetime", 7, "dates (%d.%m.%Y %H:%M)"),
