@@ -138,9 +138,7 @@ class AutoResult:
     ) -> None:
         self.model_ = pipeline if model is None else model
         self.pipeline_ = pipeline
-        self.ensemble_ = pd.DataFrame(
-            ensemble or [], columns=["trial", "weight", "fit", "score"]
-        )
+        self._ensemble = [dict(member) for member in ensemble or []]
         self.notes_ = list(notes or [])
         self.study_ = study
         self.best_params_ = best_params
@@ -160,6 +158,11 @@ class AutoResult:
         self.interrupted_ = interrupted
         self.time_budget = time_budget
         self.random_state = random_state
+
+    @property
+    def ensemble_(self) -> pd.DataFrame:
+        """The members of ``model_``: ``trial``, ``weight``, ``fit``, ``score``."""
+        return pd.DataFrame(self._ensemble, columns=["trial", "weight", "fit", "score"])
 
     @property
     def n_trials_(self) -> int:

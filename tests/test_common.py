@@ -21,20 +21,7 @@ FAST_PARAMS = {
 }
 
 # One reason per check that an estimator is expected to fail.
-_SINGLE_ROW_CLASSES = (
-    "y = X[:, 0].astype(int) leaves classes with a single row, which auto_fit "
-    "refuses: every class needs 2 rows to be validated"
-)
-EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
-    "AutoClassifier": {
-        "check_dont_overwrite_parameters": _SINGLE_ROW_CLASSES,
-        "check_f_contiguous_array_estimator": _SINGLE_ROW_CLASSES,
-        "check_methods_sample_order_invariance": _SINGLE_ROW_CLASSES,
-        "check_methods_subset_invariance": _SINGLE_ROW_CLASSES,
-        "check_dict_unchanged": _SINGLE_ROW_CLASSES,
-        "check_fit2d_predict1d": _SINGLE_ROW_CLASSES,
-    },
-}
+EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
 # Estimators whose every fit runs a whole search (~1 s): their checks are slow.
 SEARCHING_ESTIMATORS = {"AutoClassifier", "AutoRegressor"}
 
