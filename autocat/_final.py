@@ -113,8 +113,14 @@ def refit_seconds(record: TrialRecord, n_rows: int, fit_rows: float) -> float:
     """Estimated seconds of refitting ``record`` on ``n_rows`` rows."""
     if not record.fold_seconds:
         return 0.0
-    per_fold = float(np.median(record.fold_seconds))
-    return per_fold * n_rows / max(1.0, fit_rows)
+    scale = n_rows / max(1.0, fit_rows)
+    if not record.boost_seconds:
+        return float(np.median(record.fold_seconds)) * scale
+    # Encoding and prediction scale with the rows; boosting with the rows and with
+    # the trees of the refit (the folds also grew early stopping's waiting rounds).
+    other = np.median(np.subtract(record.fold_seconds, record.boost_seconds))
+    per_tree = np.median(np.divide(record.boost_seconds, record.boosted_rounds))
+    return float(max(0.0, other) + per_tree * record.n_estimators) * scale
 
 
 def fallback_model(
