@@ -370,7 +370,6 @@ class TrialRunner:
         cache: EncodingCache,
         budget: Budget,
         n_classes: int,
-        vectorizer_params: dict[str, Any],
         specific_transformers: dict[str, Any] | None = None,
     ) -> None:
         self.specific_transformers = specific_transformers
@@ -386,7 +385,6 @@ class TrialRunner:
         self.cache = cache
         self.budget = budget
         self.n_classes = n_classes
-        self.vectorizer_params = vectorizer_params
 
     # -- encoding -------------------------------------------------------------
     def recipe(self, params: dict[str, Any]) -> Recipe:
@@ -398,15 +396,9 @@ class TrialRunner:
             **params,
         )
 
-    def vectorizer(self, recipe: Recipe) -> Any:
-        vectorizer = recipe.build_vectorizer()
-        if self.vectorizer_params:
-            vectorizer.set_params(**self.vectorizer_params)
-        return vectorizer
-
     def _encode(self, recipe: Recipe, fold: int) -> tuple[Any, Any]:
         train, valid = self.splits[fold]
-        vectorizer = self.vectorizer(recipe)
+        vectorizer = recipe.build_vectorizer()
         X_train = vectorizer.fit_transform(self.X.iloc[train], self.y[train])
         X_valid = vectorizer.transform(self.X.iloc[valid])
         plan = vectorizer.describe()

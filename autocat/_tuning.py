@@ -427,7 +427,6 @@ def tune(
     cache: EncodingCache | None = None,
     portfolio: Sequence[dict[str, Any]] = (),
     n_classes: int = 0,
-    vectorizer_params: dict[str, Any] | None = None,
     reserve: Callable[[TrialRecord], float] | None = None,
     specific_transformers: dict[str, Any] | None = None,
 ) -> TuneOutcome:
@@ -476,8 +475,6 @@ def tune(
         Flat recipe parameters tried first, in order (once per shared study).
     n_classes : int, default=0
         Classes of a classification target (columns of its predictions).
-    vectorizer_params : dict, optional
-        ``TableVectorizer`` parameters set on every trial's vectorizer.
     reserve : callable, optional
         ``reserve(best_record) -> seconds`` to keep free before ``deadline`` for
         the caller's final model; trials stop that much earlier.
@@ -516,7 +513,6 @@ def tune(
         cache=cache,
         budget=budget,
         n_classes=n_classes,
-        vectorizer_params=dict(vectorizer_params or {}),
         specific_transformers=specific_transformers,
     )
     if time_budget is not None and stored_folds is None and n_folds > 1:

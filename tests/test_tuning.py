@@ -81,7 +81,6 @@ def _runner(problem, **kwargs):
         "cache": EncodingCache(),
         "budget": Budget(None),
         "n_classes": 0,
-        "vectorizer_params": {},
     }
     options.update(kwargs)
     return TrialRunner(**options)

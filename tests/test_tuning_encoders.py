@@ -29,7 +29,7 @@ def test_text_and_target_parameters_are_part_of_the_encoding_key():
         X=X, y=y, task="regression", scorer=get_scorer("r2"), splits=splits,
         inner=inner_splits(splits, y, "regression", 0), n_folds=3,
         random_state=0, xgb_threads=1, cache=EncodingCache(), budget=Budget(None),
-        n_classes=0, vectorizer_params={},
+        n_classes=0,
     )  # fmt: skip
     wide, _, _ = objective.encoded(Recipe(text_encoder="text"), 0)
     narrow, _, _ = objective.encoded(
