@@ -91,5 +91,10 @@ class _Package(types.ModuleType):
                 if obj is not None:
                     obj.__module__ = "autocat"
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # Pickled by name, as plain modules are by cloudpickle: functions that
+        # use ``autocat`` travel to joblib, Dask and Spark workers.
+        return importlib.import_module, (self.__name__,)
+
 
 sys.modules[__name__].__class__ = _Package

@@ -52,6 +52,25 @@ def test_import_loads_no_optional_package():
     assert loaded == "[]"
 
 
+def test_functions_that_use_the_package_pickle_by_value():
+    # joblib, Dask and Spark ship such functions with cloudpickle, which pickles
+    # the module ``autocat`` by name; a module subclass without ``__reduce__``
+    # made that fail with "cannot pickle '_Package' object".
+    cloudpickle = pytest.importorskip("cloudpickle")
+    code = (
+        "import pickle, cloudpickle, autocat\n"
+        "def width(n):\n"
+        "    return autocat.MinHashEncoder(n_components=n).n_components\n"
+        "blob = cloudpickle.dumps(width)\n"
+        "print(pickle.loads(blob)(7), pickle.loads(pickle.dumps(autocat)) is autocat)"
+    )
+    assert cloudpickle is not None
+    printed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert printed == "7 True"
+
+
 def _public_objects():
     for name in sorted(autocat.__all__):
         obj = getattr(autocat, name)
