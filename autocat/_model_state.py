@@ -40,7 +40,8 @@ from autocat._datetime import DatetimeEncoder
 from autocat._gamma_poisson import GammaPoissonEncoder, _ColumnModel
 from autocat._minhash import MinHashEncoder
 from autocat._ngrams import NgramVocabulary
-from autocat._table_vectorizer import TableVectorizer, _Column
+from autocat._table_vectorizer import TableVectorizer
+from autocat._vectorizer_columns import Column
 
 __all__ = [
     "check_graph",
@@ -156,7 +157,7 @@ def _rebuild_index(state: Any) -> pd.Index:
 
 for _cls in (
     TableVectorizer,
-    _Column,
+    Column,
     Decision,
     MinHashEncoder,
     GammaPoissonEncoder,

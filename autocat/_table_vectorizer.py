@@ -6,7 +6,6 @@ import contextvars
 import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from itertools import pairwise
 from numbers import Integral
 from typing import Any, ClassVar
@@ -34,7 +33,6 @@ from autocat._column_kinds import (
 )
 from autocat._dataframe import (
     check_input_names,
-    check_time_zone,
     column_family,
     columns_of,
     dtype_name,
@@ -61,6 +59,22 @@ from autocat._factorize import take_rows
 from autocat._minhash import MinHashEncoder
 from autocat._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from autocat._text import TextEncoder
+from autocat._vectorizer_columns import (
+    Column,
+    Encoded,
+    check_storage,
+    column_from_state,
+    column_state,
+    dense,
+    empty_like_kind,
+    gather,
+    missing_like,
+    one_column_frame,
+    order_values,
+    output_names,
+    row_slice,
+    warn_unread,
+)
 
 __all__ = ["TableVectorizer"]
 
@@ -76,32 +90,6 @@ _SET_FITTED = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
 # Encoders whose fit_transform cross-fits: the training rows are encoded by
 # models that did not see them (the table of distinct values serves transform).
 _CROSS_FITTED = (TargetEncoder,)
-
-
-@dataclass
-class _Column:
-    """What fit learned about one input column (private, one per column)."""
-
-    name: str
-    dtype: str
-    family: str
-    decision: Decision
-    n_distinct: int
-    missing_share: float
-    transformer: Any = None
-    outputs: tuple[str, ...] = ()
-    tz_aware: bool | None = None  # datetime storage at fit: time-zone aware?
-
-
-@dataclass
-class _Encoded:
-    """One column ready to be written: a float block, or a table and row codes."""
-
-    block: np.ndarray | None = None
-    table: np.ndarray | None = None
-    codes: np.ndarray | None = None
-    source: Any = None  # numeric passthrough: the column itself
-    values: np.ndarray | None = None  # distinct values as read (numbers, dates)
 
 
 class TableVectorizer(TransformerMixin, BaseEstimator):
@@ -414,7 +402,7 @@ default='minhash'
         X, encoded = self._fit(X, y)
         return self._assemble(X, encoded)
 
-    def _fit(self, X: Any, y: Any = None) -> tuple[Any, list[_Encoded]]:
+    def _fit(self, X: Any, y: Any = None) -> tuple[Any, list[Encoded]]:
         X = to_2d(X, estimator_name=type(self).__name__)
         names = input_names(self, X, reset=True)
         if n_rows(X) == 0:
@@ -443,14 +431,14 @@ default='minhash'
             self._warn_suspicious(encoded, y, n_rows(X))
         return X, encoded
 
-    def _warn_suspicious(self, encoded: list[_Encoded], y: Any, n: int) -> None:
+    def _warn_suspicious(self, encoded: list[Encoded], y: Any, n: int) -> None:
         """Warn about kept columns with a neighbour score of 0.99 or more."""
         y = series_values(y)
         if y.ndim != 1 or len(y) != n:
             return
         rows = sample_rows(n)
         values = {
-            state.name: _order_values(state, piece, rows)
+            state.name: order_values(state, piece, rows)
             for state, piece in zip(self._columns, encoded, strict=True)
         }
         for name, score in suspicious_columns(values, y[rows]).items():
@@ -477,7 +465,7 @@ default='minhash'
 
     def _fit_column(
         self, name: str, column: Any, spec: Any = None, y: Any = None
-    ) -> tuple[_Column, _Encoded]:
+    ) -> tuple[Column, Encoded]:
         check_budget()  # a time budget may cut a fit between columns
         family = column_family(column)
         n = len(column)
@@ -526,7 +514,7 @@ default='minhash'
             and is_free_text(uniques)
         ):
             decision = Decision("text", f"free text; {decision.reason}", "text")
-        state = _Column(
+        state = Column(
             name=name,
             dtype=dtype_name(column),
             family=family,
@@ -538,13 +526,13 @@ default='minhash'
             state.tz_aware = time_zone(column) is not None
         if decision.kind == "dropped":
             state.transformer = "drop"
-            return state, _Encoded()
+            return state, Encoded()
         if codes is None:  # numeric storage
             state.transformer = self._resolve(decision.kind, decision, spec, y)
             if isinstance(state.transformer, str):  # 'passthrough'
                 state.outputs = (name,)
-                return state, _Encoded(source=column)
-            return self._fit_full(state, _frame(name, values), y)
+                return state, Encoded(source=column)
+            return self._fit_full(state, one_column_frame(name, values), y)
         codes, uniques = self._convert(state, codes, uniques, column)
         transformer = self._resolve(decision.kind, decision, spec, y)
         state.transformer = transformer
@@ -554,14 +542,16 @@ default='minhash'
         if isinstance(transformer, str):  # 'passthrough'
             state.outputs = (name,) + ((f"{name}_missing",) if decision.tokens else ())
             table = number_table(uniques, indicator=bool(decision.tokens))
-            return state, _Encoded(table=table, codes=codes, values=ordered)
+            return state, Encoded(table=table, codes=codes, values=ordered)
         if isinstance(transformer, _SET_FITTED):
-            transformer.fit(_frame(name, uniques))
+            transformer.fit(one_column_frame(name, uniques))
         elif isinstance(transformer, _CROSS_FITTED) or not _is_row_wise(transformer):
-            return self._fit_full(state, _frame(name, _gather(uniques, codes)), y)
+            return self._fit_full(
+                state, one_column_frame(name, gather(uniques, codes)), y
+            )
         else:
-            transformer.fit(_frame(name, _gather(uniques, codes)))
-        state.outputs = _output_names(transformer, name)
+            transformer.fit(one_column_frame(name, gather(uniques, codes)))
+        state.outputs = output_names(transformer, name)
         encoded = self._encode_values(state, codes, uniques)
         encoded.values = ordered
         if encoded.codes is None:
@@ -569,12 +559,12 @@ default='minhash'
         return state, encoded
 
     def _fit_full(
-        self, state: _Column, frame: pd.DataFrame, y: Any = None
-    ) -> tuple[_Column, Any]:
+        self, state: Column, frame: pd.DataFrame, y: Any = None
+    ) -> tuple[Column, Any]:
         """Fit on every row and encode them with ``fit_transform`` (with y if taken)."""
         block = fit_transform(state.transformer, frame, y)
-        state.outputs = _output_names(state.transformer, state.name)
-        return state, _Encoded(block=_dense(block))
+        state.outputs = output_names(state.transformer, state.name)
+        return state, Encoded(block=dense(block))
 
     def _resolve(
         self, kind: str, decision: Decision, spec: Any = None, y: Any = None
@@ -641,10 +631,10 @@ default='minhash'
         )
         return self._assemble(X, encoded)
 
-    def _transform_column(self, state: _Column, column: Any) -> _Encoded:
+    def _transform_column(self, state: Column, column: Any) -> Encoded:
         kind = state.decision.kind
         if kind == "dropped":
-            return _Encoded()
+            return Encoded()
         family = column_family(column)
         tokens = state.decision.tokens
         if (
@@ -653,28 +643,28 @@ default='minhash'
             and not tokens
         ):
             if isinstance(state.transformer, str):  # 'passthrough'
-                return _Encoded(source=column)
+                return Encoded(source=column)
             frame = pd.DataFrame({state.name: to_float(column)})
-            return _Encoded(block=_dense(state.transformer.transform(frame)))
+            return Encoded(block=dense(state.transformer.transform(frame)))
         if family in ("numeric", "boolean", "datetime", "time") and is_all_missing(
             column
         ):
             # e.g. a date column left blank in this batch, read as float NaN
             codes = np.full(len(column), -1, dtype=np.int32)
-            uniques = _empty_like_kind(state)
+            uniques = empty_like_kind(state)
         else:
-            _check_storage(state, column, family)
+            check_storage(state, column, family)
             # threads left over by the columns factorise chunks of rows
             n_jobs = max(1, effective_n_jobs(self.n_jobs) // max(1, len(self._columns)))
             codes, uniques = factorize(column, n_jobs)
             codes, uniques = self._convert(state, codes, uniques, column)
         if isinstance(state.transformer, str):  # 'passthrough'
             table = number_table(uniques, indicator=bool(tokens))
-            return _Encoded(table=table, codes=codes)
+            return Encoded(table=table, codes=codes)
         return self._encode_values(state, codes, uniques)
 
     def _convert(
-        self, state: _Column, codes: np.ndarray, uniques: np.ndarray, column: Any
+        self, state: Column, codes: np.ndarray, uniques: np.ndarray, column: Any
     ) -> tuple[np.ndarray, np.ndarray]:
         """Read distinct values as the decision says; unreadable ones are missing."""
         decision = state.decision
@@ -683,7 +673,7 @@ default='minhash'
             numbers, ok = parse_numbers(uniques)
             if decision.tokens:  # the tokens seen at fit are expected
                 ok |= np.isin(uniques, np.asarray(decision.tokens, dtype=object))
-            _warn_unread(state, uniques, ok, "numbers")
+            warn_unread(state, uniques, ok, "numbers")
             return codes, numbers
         if decision.kind == "datetime":
             if uniques.dtype.kind == "M":
@@ -694,7 +684,7 @@ default='minhash'
                 values = parse_times(strings)
             else:
                 values = parse_dates(strings, fmt)
-            _warn_unread(state, uniques, ~np.isnat(values), f"dates ({fmt})")
+            warn_unread(state, uniques, ~np.isnat(values), f"dates ({fmt})")
             return codes, values
         # text: every value is read as its str; distinct values may then merge
         if uniques.dtype.kind == "O" and all(type(v) is str for v in uniques):
@@ -708,8 +698,8 @@ default='minhash'
         )
 
     def _encode_values(
-        self, state: _Column, codes: np.ndarray, uniques: np.ndarray
-    ) -> _Encoded:
+        self, state: Column, codes: np.ndarray, uniques: np.ndarray
+    ) -> Encoded:
         """Encode distinct values into a table (row-wise encoders) or every row."""
         transformer = state.transformer
         if _is_row_wise(transformer):
@@ -718,20 +708,20 @@ default='minhash'
             has_missing = bool((codes < 0).any())
             if not has_missing and len(uniques) == 0:  # no rows
                 table = np.full((1, len(state.outputs)), np.nan, dtype=np.float32)
-                return _Encoded(table=table, codes=codes)
-            values = np.concatenate([uniques, _missing_like(uniques)])
-            table = _dense(
+                return Encoded(table=table, codes=codes)
+            values = np.concatenate([uniques, missing_like(uniques)])
+            table = dense(
                 transformer.transform(
-                    _frame(state.name, values if has_missing else uniques)
+                    one_column_frame(state.name, values if has_missing else uniques)
                 )
             )
             if not has_missing:
                 table = np.vstack([table, np.full((1, table.shape[1]), np.nan)])
-            return _Encoded(table=table.astype(np.float32, copy=False), codes=codes)
-        frame = _frame(state.name, _gather(uniques, codes))
-        return _Encoded(block=_dense(transformer.transform(frame)))
+            return Encoded(table=table.astype(np.float32, copy=False), codes=codes)
+        frame = one_column_frame(state.name, gather(uniques, codes))
+        return Encoded(block=dense(transformer.transform(frame)))
 
-    def _assemble(self, X: Any, encoded: list[_Encoded]) -> np.ndarray:
+    def _assemble(self, X: Any, encoded: list[Encoded]) -> np.ndarray:
         """Write every column's outputs into one preallocated float32 matrix."""
         widths = [len(c.outputs) for c in self._columns]
         starts = np.concatenate([[0], np.cumsum(widths)]).astype(int)
@@ -746,7 +736,7 @@ default='minhash'
             piece = encoded[index]
             target = out[start:stop, starts[index] : starts[index + 1]]
             if piece.source is not None:
-                target[:, 0] = to_float(_rows(piece.source, start, stop))
+                target[:, 0] = to_float(row_slice(piece.source, start, stop))
             elif piece.table is not None:
                 # missing values (code -1) take the table's last row
                 take_rows(piece.table, piece.codes[start:stop], target)
@@ -820,13 +810,13 @@ default='minhash'
         # so that a pickle does not depend on how this module was imported
         state = dict(super().__getstate__())
         if "_columns" in state:
-            state["_columns"] = [_column_state(c) for c in state["_columns"]]
+            state["_columns"] = [column_state(c) for c in state["_columns"]]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state = dict(state)
         if "_columns" in state:
-            state["_columns"] = [_column_from_state(c) for c in state["_columns"]]
+            state["_columns"] = [column_from_state(c) for c in state["_columns"]]
         super().__setstate__(state)
 
     def __sklearn_tags__(self):
@@ -838,78 +828,6 @@ default='minhash'
         return tags
 
 
-def _column_state(column: _Column) -> dict[str, Any]:
-    state = dict(vars(column))
-    decision = column.decision
-    state["decision"] = (decision.kind, decision.reason, decision.conversion,
-                         decision.fmt, decision.tokens)  # fmt: skip
-    return state
-
-
-def _column_from_state(state: dict[str, Any]) -> _Column:
-    return _Column(**{**state, "decision": Decision(*state["decision"])})
-
-
-def _check_storage(state: _Column, column: Any, family: str) -> None:
-    """Raise a TypeError when a column's storage contradicts its fitted kind."""
-    kind = state.decision.kind
-    if kind in ("numeric", "boolean", "datetime") and (
-        family in ("numeric", "boolean", "datetime", "time")
-        and (kind == "datetime") != (family in ("datetime", "time"))
-    ):
-        raise TypeError(
-            f"Column {state.name!r} was {kind} at fit ({state.dtype}) but is "
-            f"{dtype_name(column)} at transform. Pass the column with its fit "
-            "type, or refit."
-        )
-    if state.tz_aware is not None and family == "datetime":
-        check_time_zone(state.name, state.dtype, state.tz_aware, column)
-
-
-def _empty_like_kind(state: _Column) -> np.ndarray:
-    """Return no distinct values, typed as the column's kind reads them."""
-    kind = state.decision.kind
-    if kind in ("numeric", "boolean"):
-        return np.empty(0, dtype=np.float64)
-    if kind == "datetime":
-        return np.empty(0, dtype="datetime64[ns]")
-    return np.empty(0, dtype=object)
-
-
-def _order_values(state: _Column, piece: _Encoded, rows: np.ndarray) -> Any:
-    """Return a float per sampled row that orders it as the column does, or None.
-
-    Numbers and dates by value; text by category codes in a seeded random order,
-    so that the order of first appearance (the row order) tells nothing.
-    """
-    if state.decision.kind == "dropped":
-        return None
-    if piece.source is not None:
-        return to_float(piece.source)[rows]
-    if piece.codes is None:
-        return None
-    codes = piece.codes[rows]
-    if piece.values is not None:
-        values = piece.values
-        if values.dtype.kind == "M":
-            values = values.astype("datetime64[ns]").view(np.int64).astype(np.float64)
-            values[piece.values != piece.values] = np.nan  # NaT
-        table = np.append(values.astype(np.float64), np.nan)
-    else:
-        n_distinct = int(codes.max(initial=-1)) + 1
-        table = np.append(
-            np.random.default_rng(0).permutation(n_distinct).astype(np.float64), np.nan
-        )
-    return table[np.where(codes < 0, len(table) - 1, codes)]
-
-
-def _rows(column: Any, start: int, stop: int) -> Any:
-    """Rows ``start:stop`` of a pandas, polars or numpy column, without copying."""
-    if isinstance(column, pd.Series):
-        return column.iloc[start:stop]
-    return column[start:stop]
-
-
 def _is_row_wise(transformer: Any) -> bool:
     """Return whether ``transformer`` encodes each row from its value alone."""
     if isinstance(transformer, _ROW_WISE):
@@ -917,56 +835,4 @@ def _is_row_wise(transformer: Any) -> bool:
     gamma_poisson = sys.modules.get("autocat._gamma_poisson")
     return gamma_poisson is not None and isinstance(
         transformer, gamma_poisson.GammaPoissonEncoder
-    )
-
-
-def _frame(name: str, values: np.ndarray) -> pd.DataFrame:
-    """Return a one-column pandas frame, the input of every column encoder."""
-    return pd.DataFrame({name: values}, copy=False)
-
-
-def _missing_like(uniques: np.ndarray) -> np.ndarray:
-    """Return one missing value of the dtype of ``uniques``."""
-    if uniques.dtype.kind == "M":
-        return np.asarray([np.datetime64("NaT")], dtype=uniques.dtype)
-    if uniques.dtype.kind == "f":
-        return np.asarray([np.nan], dtype=uniques.dtype)
-    return np.asarray([None], dtype=object)
-
-
-def _gather(uniques: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Return row values from distinct values and codes (-1: missing)."""
-    table = np.concatenate([uniques, _missing_like(uniques)])
-    return table[np.where(codes < 0, len(uniques), codes)]
-
-
-def _dense(block: Any) -> np.ndarray:
-    if hasattr(block, "toarray"):
-        block = block.toarray()
-    block = np.asarray(block, dtype=np.float32)
-    return block.reshape(len(block), -1)
-
-
-def _output_names(transformer: Any, name: str) -> tuple[str, ...]:
-    if hasattr(transformer, "get_feature_names_out"):
-        try:
-            return tuple(str(n) for n in transformer.get_feature_names_out([name]))
-        except (TypeError, ValueError, AttributeError):
-            pass
-    width = _dense(transformer.transform(_frame(name, np.asarray([None])))).shape[1]
-    return tuple(f"{name}_{j}" for j in range(width))
-
-
-def _warn_unread(
-    state: _Column, uniques: np.ndarray, ok: np.ndarray, what: str
-) -> None:
-    if ok.all():
-        return
-    bad = uniques[~ok]
-    warnings.warn(
-        f"Column {state.name!r} was read as {what} at fit, but {len(bad)} distinct "
-        f"value(s) do not read as such now, e.g. {bad[0]!r}; they are encoded as "
-        "missing. Clean the column or refit.",
-        UserWarning,
-        stacklevel=4,
     )

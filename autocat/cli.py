@@ -19,9 +19,7 @@ import argparse
 import contextlib
 import difflib
 import importlib
-import json
 import logging
-import math
 import os
 import re
 import sys
@@ -29,7 +27,7 @@ import tempfile
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,45 +48,29 @@ else:
     np = _LazyModule("numpy")
     pd = _LazyModule("pandas")
 
+from autocat._cli_tables import (
+    COMPRESSION_SUFFIXES,
+    CSV_SUFFIXES,
+    PARQUET_SUFFIXES,
+    CommandError,
+    UsageError,
+    check_target,
+    emit_json,
+    one_line,
+    read_table,
+    result_payload,
+    short_list,
+    table_format,
+    write_table,
+)
+
 __all__ = ["main"]
 
 _LOGGER = logging.getLogger("autocat")
-_CSV_SUFFIXES = {".csv", ".txt", ".tsv"}
-_COMPRESSION_SUFFIXES = {".gz", ".bz2", ".zip", ".xz", ".zst"}
-_PARQUET_SUFFIXES = {".parquet", ".pq"}
 _TASKS = ("auto", "regression", "binary", "multiclass")
 DEMO_TIME_BUDGET = 40.0
 DEMO_REPORT = "autocat-demo-report.html"
 DEMO_TARGET = "current_annual_salary"
-
-
-class CommandError(Exception):
-    """An error to report on one line, with the exit code to return.
-
-    Parameters
-    ----------
-    message : str
-        The one-line message, printed after ``autocat: error:``.
-    exit_code : int, default=1
-        What :func:`main` returns.
-    """
-
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
-
-
-class UsageError(CommandError):
-    """The command line itself is wrong (exit code 2).
-
-    Parameters
-    ----------
-    message : str
-        The one-line message, printed after ``autocat: error:``.
-    """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, exit_code=2)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -96,258 +78,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see '{self.prog} --help')")
-
-
-# --------------------------------------------------------------------------- I/O
-
-
-def _table_format(path: Path) -> str:
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSION_SUFFIXES:
-        suffixes = suffixes[:-1]
-    last = suffixes[-1] if suffixes else ""
-    if last in _PARQUET_SUFFIXES:
-        return "parquet"
-    if last in _CSV_SUFFIXES:
-        return "tsv" if last == ".tsv" else "csv"
-    raise UsageError(
-        f"cannot tell the format of {str(path)!r} from its name; use a .csv, .tsv "
-        "or .parquet file (CSV may be compressed: .csv.gz, .csv.zip, ...)"
-    )
-
-
-def read_table(
-    path: str | Path,
-    *,
-    sep: str | None = None,
-    encoding: str | None = None,
-    na_values: str = "empty",
-) -> pd.DataFrame:
-    """Read a CSV or Parquet file into a DataFrame, or raise a one-line error.
-
-    CSV files are read as they are written (see ``autocat._dataframe.read_csv``):
-    every column as text, so that the vectorizer decides what is a number and
-    leading zeros survive; only empty cells are missing (``"NA"``, ``"None"``,
-    ``"null"`` stay values) unless ``na_values='pandas'``; the separator and the
-    encoding are detected unless given; a row with more or fewer fields than
-    the header is an error naming its line.
-
-    Parameters
-    ----------
-    path : str or path-like
-        A ``.csv`` / ``.tsv`` file (optionally ``.gz``, ``.bz2``, ``.zip``, ``.xz``
-        or ``.zst`` compressed) or a ``.parquet`` / ``.pq`` file.
-    sep : str or None, default=None
-        CSV separator; None detects it (tab for ``.tsv``).
-    encoding : str or None, default=None
-        CSV text encoding; None detects it (BOM, UTF-8, else Latin-1).
-    na_values : {'empty', 'pandas'}, default='empty'
-        Which CSV cells are missing: only empty ones, or pandas' default list.
-
-    Returns
-    -------
-    DataFrame
-        At least one row and one column.
-
-    Raises
-    ------
-    UsageError
-        The file does not exist, is a folder, or has an unknown extension.
-    CommandError
-        The file cannot be parsed or holds no rows.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise UsageError(f"no such file: {str(path)!r}")
-    if path.is_dir():
-        raise UsageError(f"{str(path)!r} is a folder; give a CSV or Parquet file")
-    kind = _table_format(path)
-    from autocat._dataframe import read_csv
-
-    try:
-        if kind == "parquet":
-            frame = _read_parquet(path)
-        else:
-            if sep is None and kind == "tsv":
-                sep = "\t"
-            frame = read_csv(path, sep=sep, encoding=encoding, na_values=na_values)
-    except CommandError:
-        raise
-    except pd.errors.EmptyDataError:
-        raise CommandError(f"{str(path)!r} is empty: no header and no rows") from None
-    except UnicodeDecodeError as exc:
-        raise CommandError(
-            f"cannot read {str(path)!r} as text ({exc.reason} at byte {exc.start}); "
-            "is it really a CSV file? Pass its --encoding, or save it as UTF-8 CSV "
-            "or as Parquet"
-        ) from None
-    except LookupError as exc:  # an unknown --encoding
-        raise UsageError(f"cannot read {str(path)!r}: {_one_line(exc)}") from None
-    except (OSError, ValueError) as exc:  # parser errors, corrupt parquet, permissions
-        raise CommandError(f"cannot read {str(path)!r}: {_one_line(exc)}") from None
-    if frame.shape[1] == 0:
-        raise CommandError(f"{str(path)!r} has no columns")
-    if frame.shape[0] == 0:
-        raise CommandError(
-            f"{str(path)!r} has {frame.shape[1]} column(s) but no rows; nothing to "
-            "learn from or predict"
-        )
-    return frame
-
-
-def _read_parquet(path: Path) -> pd.DataFrame:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise CommandError(
-            "reading Parquet files needs pyarrow: pip install 'autocat[parquet]'"
-        ) from None
-    return pd.read_parquet(path)
-
-
-def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write ``frame`` as CSV or Parquet, chosen by the extension of ``path``.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        The table to write, without its index.
-    path : str or path-like
-        A ``.csv`` / ``.tsv`` (optionally compressed) or ``.parquet`` file.
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``.
-    """
-    path = Path(path)
-    kind = _table_format(path)
-    if path.parent and not path.parent.exists():
-        raise UsageError(
-            f"cannot write {str(path)!r}: folder {str(path.parent)!r} does not exist"
-        )
-    try:
-        if kind == "parquet":
-            try:
-                import pyarrow  # noqa: F401
-            except ImportError:
-                raise CommandError(
-                    "writing Parquet files needs pyarrow: pip install "
-                    "'autocat[parquet]'"
-                ) from None
-            frame.to_parquet(path, index=False)
-        else:
-            frame.to_csv(path, sep="\t" if kind == "tsv" else ",", index=False)
-    except OSError as exc:
-        raise CommandError(f"cannot write {str(path)!r}: {_one_line(exc)}") from None
-    return path
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text or type(exc).__name__
-
-
-def _short_list(names: Sequence[Any], limit: int = 12) -> str:
-    shown = [str(name) for name in names[:limit]]
-    more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
-    return "[" + ", ".join(repr(name) for name in shown) + more + "]"
-
-
-def check_target(frame: pd.DataFrame, target: str, source: str) -> None:
-    """Raise a one-line error unless ``target`` is a learnable column of ``frame``.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        The table read from ``source``.
-    target : str
-        The column to predict.
-    source : str
-        Where ``frame`` came from, named in messages.
-
-    Raises
-    ------
-    UsageError
-        ``target`` is not a column; the message suggests the closest names.
-    CommandError
-        The target is entirely missing, has a single distinct value, or is the
-        only column.
-    """
-    columns = [str(c) for c in frame.columns]
-    if target not in columns:
-        lowered = {c.lower(): c for c in columns}
-        close = ([lowered[target.lower()]] if target.lower() in lowered else []) + [
-            c
-            for c in difflib.get_close_matches(target, columns, n=3, cutoff=0.6)
-            if c.lower() != target.lower()
-        ]
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise UsageError(
-            f"target {target!r} is not a column of {source}.{hint} "
-            f"Columns: {_short_list(columns)}"
-        )
-    values = frame[frame.columns[columns.index(target)]]
-    n_missing = int(values.isna().sum())
-    if n_missing == len(values):
-        raise CommandError(
-            f"target {target!r} of {source} is missing in all {len(values)} rows; "
-            "there is nothing to learn"
-        )
-    distinct = values.dropna().unique()
-    if len(distinct) < 2:
-        raise CommandError(
-            f"target {target!r} of {source} has a single distinct value "
-            f"({distinct[0]!r}) in its {len(values) - n_missing} non-missing rows; "
-            "there is nothing to predict"
-        )
-    if frame.shape[1] < 2:
-        raise CommandError(
-            f"{source} holds only the target column {target!r}; add feature columns"
-        )
-
-
-# ---------------------------------------------------------------------- output
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, Path):
-        return str(value)
-    return str(value)
-
-
-def _clean_json(value: Any) -> Any:
-    """Replace NaN and infinities, which JSON cannot hold, by ``None``."""
-    if isinstance(value, float | np.floating):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): _clean_json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean_json(v) for v in value]
-    return value
-
-
-def _emit_json(payload: Any, stream: TextIO) -> None:
-    json.dump(_clean_json(payload), stream, indent=2, default=_json_default)
-    stream.write("\n")
-
-
-def _result_payload(result: AutoResult) -> dict[str, Any]:
-    return {
-        "target": result.target_,
-        "task": result.task_,
-        "metric": result.metric_,
-        "cv_score": float(result.cv_score_),
-        "baseline_score": float(result.baseline_score_),
-        "n_trials": int(result.n_trials_),
-        "elapsed_s": round(float(result.elapsed_s_), 3),
-        "seed": result.random_state,
-        "best_params": dict(result.best_params_),
-    }
 
 
 # -------------------------------------------------------------------- commands
@@ -387,17 +117,17 @@ def _fit_and_write(
             )
     except (ValueError, TypeError, RuntimeError) as exc:
         # auto_fit's messages name its keyword arguments: name the options instead
-        raise CommandError(for_cli(_one_line(exc))) from exc
+        raise CommandError(for_cli(one_line(exc))) from exc
     if model_path is not None:
         result.save(model_path)
     if report_path is not None:
         _LOGGER.info("writing the report (permutation importances)...")
         result.report(report_path)
     if args.format == "json":
-        payload = _result_payload(result)
+        payload = result_payload(result)
         payload["model"] = None if model_path is None else str(model_path)
         payload["report"] = None if report_path is None else str(report_path.resolve())
-        _emit_json(payload, sys.stdout)
+        emit_json(payload, sys.stdout)
     else:
         out = sys.stdout
         out.write(result.summary().rstrip("\n") + "\n")
@@ -490,7 +220,7 @@ def _check_writable(path: Path, what: str, option: str) -> None:
     except OSError as exc:
         raise UsageError(
             f"cannot write {what} {str(path)!r}: folder {str(folder)!r} is not "
-            f"writable ({exc.strerror or _one_line(exc)}); choose another {option}"
+            f"writable ({exc.strerror or one_line(exc)}); choose another {option}"
         ) from None
     if path.exists() and not os.access(path, os.W_OK):
         raise UsageError(
@@ -559,7 +289,7 @@ def _stem(path: str) -> str:
     for _ in range(2):
         stem, dot, suffix = name.rpartition(".")
         if dot and ("." + suffix.lower()) in (
-            _CSV_SUFFIXES | _PARQUET_SUFFIXES | _COMPRESSION_SUFFIXES
+            CSV_SUFFIXES | PARQUET_SUFFIXES | COMPRESSION_SUFFIXES
         ):
             name = stem
     return name or "model"
@@ -582,14 +312,14 @@ def _load_model(path: str) -> AutoResult:
             "autocat.load(path, trusted=True) and save it again"
         ) from None
     except (OSError, ValueError, TypeError) as exc:
-        raise CommandError(f"cannot load model {path!r}: {_one_line(exc)}") from None
+        raise CommandError(f"cannot load model {path!r}: {one_line(exc)}") from None
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
     out = _output_path(args.out, "output")
     _check_not_inputs([("MODEL", args.model), ("DATA", args.data)], [("--out", out)])
     if out is not None:
-        _table_format(out)
+        table_format(out)
     result = _load_model(args.model)
     if args.proba and result.task_ == "regression":
         raise UsageError("--proba needs a classification model; this one regresses")
@@ -600,7 +330,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     if missing:
         raise CommandError(
             f"{args.data!r} lacks {len(missing)} column(s) the model was fitted on: "
-            f"{_short_list(missing)}"
+            f"{short_list(missing)}"
         )
     features = frame  # AutoResult picks the fitted columns, in their fitted order
     prediction = result.predict(features)
@@ -620,7 +350,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
                 _LOGGER.warning(
                     "could not score the labelled rows (the predictions are written "
                     "anyway): column %r: %s",
-                    str(result.target_), _one_line(exc),
+                    str(result.target_), one_line(exc),
                 )  # fmt: skip
             else:
                 _LOGGER.info(
@@ -632,11 +362,11 @@ def _cmd_predict(args: argparse.Namespace) -> int:
         write_table(table, out)
         _LOGGER.info("%d predictions written to %s", len(table), out)
         if args.format == "json":
-            _emit_json({"output": str(out), "n_rows": len(table)}, sys.stdout)
+            emit_json({"output": str(out), "n_rows": len(table)}, sys.stdout)
         else:
             sys.stdout.write(f"{len(table)} predictions written to {out}\n")
     elif args.format == "json":
-        _emit_json(table.to_dict(orient="records"), sys.stdout)
+        emit_json(table.to_dict(orient="records"), sys.stdout)
     else:
         table.to_csv(sys.stdout, index=False)
     return 0
@@ -671,7 +401,7 @@ def _cmd_describe(args: argparse.Namespace) -> int:
     plan = vectorizer.describe()
     if args.format == "json":
         records = plan.to_dict(orient="records")
-        _emit_json(
+        emit_json(
             {"data": args.data, "n_rows": len(frame), "columns": records}, sys.stdout
         )
     else:
@@ -708,7 +438,7 @@ def _column_choices(
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise UsageError(
                 f"--column {item!r}: {column!r} is not a feature column of the "
-                f"data{hint} Columns: {_short_list(columns)}"
+                f"data{hint} Columns: {short_list(columns)}"
             )
         choices[column] = choice
     return choices
@@ -1055,7 +785,7 @@ def _main(argv: list[str]) -> int:
         except CommandError as exc:
             if debug:
                 traceback.print_exc(file=sys.stderr)
-            print(f"autocat: error: {for_cli(_one_line(exc))}", file=sys.stderr)
+            print(f"autocat: error: {for_cli(one_line(exc))}", file=sys.stderr)
             return exc.exit_code
         except BrokenPipeError:  # e.g. piped into `head`: stop quietly
             with contextlib.suppress(OSError, ValueError, AttributeError):
@@ -1070,8 +800,7 @@ def _main(argv: list[str]) -> int:
                 traceback.print_exc(file=sys.stderr)
             hint = "" if debug else " (run again with --debug for the traceback)"
             print(
-                f"autocat: error: {type(exc).__name__}: {for_cli(_one_line(exc))}"
-                f"{hint}",
+                f"autocat: error: {type(exc).__name__}: {for_cli(one_line(exc))}{hint}",
                 file=sys.stderr,
             )
             return 1

@@ -1,4 +1,4 @@
-"""What recipes 30-32 share: the command line, the shared tasks and the scoring loop.
+"""What recipes 10 and 30-32 share: the shared tasks, their splits and their scores.
 
 Each of those recipes compares an AutoML framework alone with the same framework
 plus autocat, on the dirty tasks of ``../shared/data/tasks.json``, on the same
@@ -91,6 +91,12 @@ def load_task(name: str, max_rows: int) -> tuple[pd.DataFrame, np.ndarray, dict]
     return frame, y, task
 
 
+def splitter(task: dict, n_splits: int) -> ShuffleSplit | StratifiedShuffleSplit:
+    """One third of the rows held out, ``n_splits`` times; stratified if binary."""
+    kind = StratifiedShuffleSplit if task["task"] == "binary" else ShuffleSplit
+    return kind(n_splits=n_splits, test_size=1 / 3, random_state=0)
+
+
 def score(task: dict, predict: Callable, X_test: pd.DataFrame, y_test) -> float:
     """The paper's metric: R², average precision (class 1) or accuracy."""
     if task["metric"] == "r2":
@@ -111,9 +117,7 @@ def run(args: argparse.Namespace, contenders: dict[str, Callable]) -> pd.DataFra
     rows = []
     for name in args.tasks:
         X, y, task = load_task(name, args.max_rows)
-        kind = StratifiedShuffleSplit if task["task"] == "binary" else ShuffleSplit
-        splits = kind(n_splits=args.splits, test_size=1 / 3, random_state=0)
-        for split, (train, test) in enumerate(splits.split(X, y)):
+        for split, (train, test) in enumerate(splitter(task, args.splits).split(X, y)):
             X_train, X_test = X.iloc[train], X.iloc[test]
             for contender, fit in contenders.items():
                 start = time.monotonic()

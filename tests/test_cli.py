@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from autocat import cli
+from autocat import _cli_tables, cli
 
 
 def run(capsys, *argv):
@@ -215,7 +215,8 @@ def test_output_folder_must_exist(capsys, salaries_csv, tmp_path):
 
 
 def test_json_cleaning_replaces_non_finite_numbers():
-    cleaned = cli._clean_json({"a": float("nan"), "b": [np.float32(1.5), np.inf]})
+    raw = {"a": float("nan"), "b": [np.float32(1.5), np.inf]}
+    cleaned = _cli_tables.clean_json(raw)
     assert json.dumps(cleaned) == '{"a": null, "b": [1.5, null]}'
 
 

@@ -443,7 +443,7 @@ def _load_refused(path, *fragments):
         "posix.system",
         "sklearn.preprocessing._function_transformer.FunctionTransformer",
         "xgboost.sklearn.XGBRanker",  # its module is on the list, the class is not
-        "autocat._table_vectorizer._Encoded",
+        "autocat._vectorizer_columns.Encoded",
     ],
 )
 def test_classes_off_the_list_are_refused_before_building(

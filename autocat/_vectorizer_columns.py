@@ -1,0 +1,169 @@
+"""What TableVectorizer keeps about each column, and the helpers that read one column.
+
+``Column`` is what ``fit`` learnt about an input column (its kind, its encoder,
+its output names); ``Encoded`` is one column's encoding before the output matrix
+is assembled. The functions check a column's storage against its fitted kind,
+gather rows from a column's distinct values and name an encoder's outputs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from autocat._column_kinds import Decision
+from autocat._dataframe import check_time_zone, dtype_name, to_float
+
+
+@dataclass
+class Column:
+    """What fit learned about one input column (private, one per column)."""
+
+    name: str
+    dtype: str
+    family: str
+    decision: Decision
+    n_distinct: int
+    missing_share: float
+    transformer: Any = None
+    outputs: tuple[str, ...] = ()
+    tz_aware: bool | None = None  # datetime storage at fit: time-zone aware?
+
+
+@dataclass
+class Encoded:
+    """One column ready to be written: a float block, or a table and row codes."""
+
+    block: np.ndarray | None = None
+    table: np.ndarray | None = None
+    codes: np.ndarray | None = None
+    source: Any = None  # numeric passthrough: the column itself
+    values: np.ndarray | None = None  # distinct values as read (numbers, dates)
+
+
+def column_state(column: Column) -> dict[str, Any]:
+    state = dict(vars(column))
+    decision = column.decision
+    state["decision"] = (decision.kind, decision.reason, decision.conversion,
+                         decision.fmt, decision.tokens)  # fmt: skip
+    return state
+
+
+def column_from_state(state: dict[str, Any]) -> Column:
+    return Column(**{**state, "decision": Decision(*state["decision"])})
+
+
+def check_storage(state: Column, column: Any, family: str) -> None:
+    """Raise a TypeError when a column's storage contradicts its fitted kind."""
+    kind = state.decision.kind
+    if kind in ("numeric", "boolean", "datetime") and (
+        family in ("numeric", "boolean", "datetime", "time")
+        and (kind == "datetime") != (family in ("datetime", "time"))
+    ):
+        raise TypeError(
+            f"Column {state.name!r} was {kind} at fit ({state.dtype}) but is "
+            f"{dtype_name(column)} at transform. Pass the column with its fit "
+            "type, or refit."
+        )
+    if state.tz_aware is not None and family == "datetime":
+        check_time_zone(state.name, state.dtype, state.tz_aware, column)
+
+
+def empty_like_kind(state: Column) -> np.ndarray:
+    """Return no distinct values, typed as the column's kind reads them."""
+    kind = state.decision.kind
+    if kind in ("numeric", "boolean"):
+        return np.empty(0, dtype=np.float64)
+    if kind == "datetime":
+        return np.empty(0, dtype="datetime64[ns]")
+    return np.empty(0, dtype=object)
+
+
+def order_values(state: Column, piece: Encoded, rows: np.ndarray) -> Any:
+    """Return a float per sampled row that orders it as the column does, or None.
+
+    Numbers and dates by value; text by category codes in a seeded random order,
+    so that the order of first appearance (the row order) tells nothing.
+    """
+    if state.decision.kind == "dropped":
+        return None
+    if piece.source is not None:
+        return to_float(piece.source)[rows]
+    if piece.codes is None:
+        return None
+    codes = piece.codes[rows]
+    if piece.values is not None:
+        values = piece.values
+        if values.dtype.kind == "M":
+            values = values.astype("datetime64[ns]").view(np.int64).astype(np.float64)
+            values[piece.values != piece.values] = np.nan  # NaT
+        table = np.append(values.astype(np.float64), np.nan)
+    else:
+        n_distinct = int(codes.max(initial=-1)) + 1
+        table = np.append(
+            np.random.default_rng(0).permutation(n_distinct).astype(np.float64), np.nan
+        )
+    return table[np.where(codes < 0, len(table) - 1, codes)]
+
+
+def row_slice(column: Any, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a pandas, polars or numpy column, without copying."""
+    if isinstance(column, pd.Series):
+        return column.iloc[start:stop]
+    return column[start:stop]
+
+
+def one_column_frame(name: str, values: np.ndarray) -> pd.DataFrame:
+    """Return a one-column pandas frame, the input of every column encoder."""
+    return pd.DataFrame({name: values}, copy=False)
+
+
+def missing_like(uniques: np.ndarray) -> np.ndarray:
+    """Return one missing value of the dtype of ``uniques``."""
+    if uniques.dtype.kind == "M":
+        return np.asarray([np.datetime64("NaT")], dtype=uniques.dtype)
+    if uniques.dtype.kind == "f":
+        return np.asarray([np.nan], dtype=uniques.dtype)
+    return np.asarray([None], dtype=object)
+
+
+def gather(uniques: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Return row values from distinct values and codes (-1: missing)."""
+    table = np.concatenate([uniques, missing_like(uniques)])
+    return table[np.where(codes < 0, len(uniques), codes)]
+
+
+def dense(block: Any) -> np.ndarray:
+    if hasattr(block, "toarray"):
+        block = block.toarray()
+    block = np.asarray(block, dtype=np.float32)
+    return block.reshape(len(block), -1)
+
+
+def output_names(transformer: Any, name: str) -> tuple[str, ...]:
+    if hasattr(transformer, "get_feature_names_out"):
+        try:
+            return tuple(str(n) for n in transformer.get_feature_names_out([name]))
+        except (TypeError, ValueError, AttributeError):
+            pass
+    width = dense(
+        transformer.transform(one_column_frame(name, np.asarray([None])))
+    ).shape[1]
+    return tuple(f"{name}_{j}" for j in range(width))
+
+
+def warn_unread(state: Column, uniques: np.ndarray, ok: np.ndarray, what: str) -> None:
+    if ok.all():
+        return
+    bad = uniques[~ok]
+    warnings.warn(
+        f"Column {state.name!r} was read as {what} at fit, but {len(bad)} distinct "
+        f"value(s) do not read as such now, e.g. {bad[0]!r}; they are encoded as "
+        "missing. Clean the column or refit.",
+        UserWarning,
+        stacklevel=4,
+    )
