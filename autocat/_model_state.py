@@ -30,8 +30,13 @@ import pandas as pd
 import xgboost
 from sklearn.decomposition import TruncatedSVD
 from sklearn.exceptions import InconsistentVersionWarning
-from sklearn.feature_extraction.text import TfidfTransformer, TfidfVectorizer
+from sklearn.feature_extraction.text import (
+    CountVectorizer,
+    TfidfTransformer,
+    TfidfVectorizer,
+)
 from sklearn.impute import SimpleImputer
+from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler, TargetEncoder
 
@@ -41,6 +46,8 @@ from autocat._gamma_poisson import GammaPoissonEncoder, _ColumnModel
 from autocat._minhash import MinHashEncoder
 from autocat._ngrams import NgramVocabulary
 from autocat._table_vectorizer import TableVectorizer
+from autocat._text import TextEncoder
+from autocat._text import _ColumnModel as _TextColumnModel
 from autocat._vectorizer_columns import Column
 
 __all__ = [
@@ -163,11 +170,16 @@ for _cls in (
     GammaPoissonEncoder,
     _ColumnModel,
     NgramVocabulary,
+    TextEncoder,
+    _TextColumnModel,
+    CountVectorizer,
     DatetimeEncoder,
     Pipeline,
     FeatureUnion,
     OneHotEncoder,
     TargetEncoder,
+    KFold,  # TargetEncoder's seeded cross-fitting folds
+    StratifiedKFold,
     TfidfVectorizer,
     TfidfTransformer,
     TruncatedSVD,

@@ -551,7 +551,7 @@ def portfolio() -> list[dict[str, Any]]:
     --------
     >>> from autocat._search_space import portfolio
     >>> first = portfolio()[0]
-    >>> first["encoder"] in ("minhash", "gamma_poisson")
+    >>> first["encoder"] in ("minhash", "gamma_poisson", "target", "text")
     True
     """
     import logging

@@ -42,7 +42,7 @@ print(f"train {train.shape}, test {test.shape}")
 result = autocat.auto_fit(
     train,
     TARGET,
-    time_budget=5 if SMALL else 60,
+    time_budget=10 if SMALL else 60,
     n_trials=3 if SMALL else None,
     cv=3 if SMALL else 5,
     random_state=0,

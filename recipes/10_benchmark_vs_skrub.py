@@ -56,7 +56,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _frameworks import DATA, load_task, nothing_measured, score, splitter
+from _tasks import DATA, load_task, nothing_measured, score, splitter
 from threadpoolctl import threadpool_limits
 
 import autocat
@@ -139,7 +139,7 @@ PEER_BUDGET = budgets[0] if budgets[0] is not None else 5.0
 # %% [markdown]
 # ## Loading a task as the paper did
 #
-# `_frameworks.load_task`, shared with recipes 30-32: `drop` removes
+# `_tasks.load_task`, shared with recipes 30-32: `drop` removes
 # identifiers and target leaks, `keep_target_values` removes the rows whose
 # target is a data error, and rows with a missing target go. In multiclass
 # tasks, classes with fewer than 10 rows are dropped too (rare attack types of

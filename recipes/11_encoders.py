@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _tasks import read_task
 from sklearn.metrics import accuracy_score, average_precision_score, r2_score
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.preprocessing import LabelEncoder
@@ -86,16 +87,7 @@ names = args.tasks or list(TASKS)
 
 # %%
 def load_task(name: str) -> tuple[pd.DataFrame, pd.Series, dict, int]:
-    task = TASKS[name]
-    path = DATA / task["file"]
-    if path.suffix == ".parquet":
-        frame = pd.read_parquet(path)
-    else:
-        frame = pd.read_csv(path, low_memory=False, **task.get("read", {}))
-    frame = frame.drop(columns=task.get("drop", []))
-    if "keep_target_values" in task:
-        frame = frame[frame[task["target"]].isin(task["keep_target_values"])]
-    frame = frame[frame[task["target"]].notna()]
+    frame, task = read_task(name)
     n_all = len(frame)
     if len(frame) > args.max_rows:
         frame = frame.sample(args.max_rows, random_state=0)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import importlib.util
 
 import numpy as np
-from _frameworks import SMALL, nothing_measured, parse_args, run
+from _tasks import SMALL, nothing_measured, parse_args, run
 
 import autocat
 

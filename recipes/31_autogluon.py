@@ -27,7 +27,7 @@ import shutil
 import tempfile
 
 import numpy as np
-from _frameworks import SMALL, nothing_measured, parse_args, run
+from _tasks import SMALL, nothing_measured, parse_args, run
 
 args = parse_args(
     "AutoGluon alone against AutoGluon with autocat's features",

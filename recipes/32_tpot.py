@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib.util
 
 import numpy as np
-from _frameworks import SMALL, nothing_measured, parse_args, run
+from _tasks import SMALL, nothing_measured, parse_args, run
 
 args = parse_args("TPOT alone against TPOT with autocat's vectorizer node")
 if importlib.util.find_spec("tpot") is None:

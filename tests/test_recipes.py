@@ -21,7 +21,7 @@ FIGURES = {
     "01_quickstart": (
         rf"^measured: test R² {NUMBER}, CV R² {NUMBER}, best trial {NUMBER}, "
         rf"(\d+) trials in {NUMBER} s$",
-        # CV R² 0.80 over 1-3 trials; test R² is lower when the 5 s budget cuts
+        # CV R² 0.80 over 1-3 trials; test R² is lower when the 10 s budget cuts
         # the refit on a loaded machine, but a model must beat the mean (R² > 0)
         lambda test, cv, best, trials, _: (
             test > 0 and cv > 0.7 and best > 0.7 and 1 <= trials <= 3

@@ -1,4 +1,4 @@
-"""What recipes 10 and 30-32 share: the shared tasks, their splits and their scores.
+"""What the benchmark recipes share: reading the shared tasks, their splits, scores.
 
 Each of those recipes compares an AutoML framework alone with the same framework
 plus autocat, on the dirty tasks of ``../shared/data/tasks.json``, on the same
@@ -60,8 +60,12 @@ def nothing_measured(reason: str) -> None:
     raise SystemExit(0)
 
 
-def load_task(name: str, max_rows: int) -> tuple[pd.DataFrame, np.ndarray, dict]:
-    """One task as recipe 10 loads it: drops, kept targets, rare classes out."""
+def read_task(name: str) -> tuple[pd.DataFrame, dict]:
+    """The table of task ``name`` as the paper read it, and the task's settings.
+
+    ``drop`` removes identifiers and target leaks, ``keep_target_values`` the
+    rows whose target is a data error, and rows with a missing target go.
+    """
     tasks_file = DATA / "tasks.json"
     if not tasks_file.exists():
         nothing_measured(
@@ -78,7 +82,18 @@ def load_task(name: str, max_rows: int) -> tuple[pd.DataFrame, np.ndarray, dict]
     target = task["target"]
     if "keep_target_values" in task:
         frame = frame[frame[target].isin(task["keep_target_values"])]
-    frame = frame[frame[target].notna()]
+    return frame[frame[target].notna()], task
+
+
+def load_task(name: str, max_rows: int) -> tuple[pd.DataFrame, np.ndarray, dict]:
+    """One task as recipes 10 and 30-32 use it: rare classes out, labels encoded.
+
+    Multiclass tasks lose their classes of fewer than 10 rows, then at most
+    ``max_rows`` rows are kept (seeded); class labels become 0, 1, ... in sorted
+    order, so that class 1 is the positive class of a binary task.
+    """
+    frame, task = read_task(name)
+    target = task["target"]
     if task["task"] == "multiclass":
         counts = frame[target].value_counts()
         frame = frame[frame[target].isin(counts.index[counts >= MIN_CLASS_ROWS])]
