@@ -25,6 +25,7 @@ from autocat._final import (
     REFIT_MARGIN,
     fallback_model,
     final_model,
+    final_reserve,
     refit_seconds,
     warm_kernels,
 )
@@ -553,10 +554,11 @@ def auto_fit(
     fit_rows = len(splits[0][0]) * (1 - STOP_FRACTION)
 
     def reserve(best: TrialRecord) -> float:
-        # The refit of the best trial, and the ensemble's selection and fold
-        # vectorizers (a small, fixed share of the budget).
+        # The refit of the best trial (when it can still fit), and the
+        # ensemble's selection and fold vectorizers (a small share of the budget).
         selection = min(2.0, 0.05 * float(time_budget or 0.0))
-        return REFIT_MARGIN * refit_seconds(best, len(y), fit_rows) + selection
+        refit = REFIT_MARGIN * refit_seconds(best, len(y), fit_rows)
+        return final_reserve(refit, selection, time.monotonic(), deadline)
 
     notes: list[str] = []
     final_seconds = 0.0

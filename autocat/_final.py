@@ -123,6 +123,29 @@ def refit_seconds(record: TrialRecord, n_rows: int, fit_rows: float) -> float:
     return float(max(0.0, other) + per_tree * record.n_estimators) * scale
 
 
+def final_reserve(
+    refit_s: float, selection_s: float, now: float, deadline: float | None
+) -> float:
+    """Seconds the search leaves free before ``deadline`` for the final model.
+
+    ``refit_s`` is the (margined) refit estimate of the best trial, ``selection_s``
+    the ensemble selection's share. A refit that would not fit even if the search
+    stopped at ``now`` will not happen (the final model is then made of fold
+    models, which cost only the selection): keeping time for it would leave the
+    rest of the budget unused, so only the selection's share is kept.
+
+    Examples
+    --------
+    >>> final_reserve(10.0, 2.0, now=0.0, deadline=30.0)
+    12.0
+    >>> final_reserve(40.0, 2.0, now=0.0, deadline=30.0)
+    2.0
+    """
+    if deadline is not None and now + refit_s + selection_s > deadline:
+        return selection_s
+    return refit_s + selection_s
+
+
 def fallback_model(
     X: pd.DataFrame,
     y: np.ndarray,

@@ -12,6 +12,7 @@ from sklearn.model_selection import KFold
 
 from autocat import GammaPoissonEncoder, TableVectorizer
 from autocat._budget import Budget, BudgetExhausted, budget_scope
+from autocat._final import final_reserve
 from autocat._recipe import Recipe
 from autocat._search_space import default_params
 from autocat._trials import (
@@ -357,3 +358,14 @@ def test_leaderboard_of_an_empty_study():
         "encoder",
         "n_components",
     ]
+
+
+def test_reserve_for_a_refit_that_cannot_fit_is_released_to_the_search():
+    # 60 s budget, 29 s spent by one slow trial, a refit estimated at 39 s: the
+    # refit will not happen, so only the selection's 2 s stay reserved (keeping
+    # 41 s left 28 s of the budget unused: the search stopped after one trial).
+    assert final_reserve(39.0, 2.0, now=29.0, deadline=60.0) == 2.0
+    # a refit that still fits keeps its time, the selection's share included
+    assert final_reserve(20.0, 2.0, now=29.0, deadline=60.0) == 22.0
+    assert final_reserve(29.0, 2.0, now=29.0, deadline=60.0) == 31.0
+    assert final_reserve(5.0, 2.0, now=0.0, deadline=None) == 7.0
