@@ -367,6 +367,9 @@ class AutoResult:
             default, since a shared model file would disclose those rows; a
             loaded result then has ``sample_ = None``, and its report omits the
             importances. Write the report before saving, or pass ``True``.
+            The encoders' fitted state is always stored; one-hot and target
+            encoding keep categories, Gamma-Poisson and the text encoder n-gram
+            vocabularies, all taken from the training values.
 
         Returns
         -------
