@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
-import importlib
 import logging
 import os
 import re
@@ -34,19 +33,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from autocat._result import AutoResult
-else:
-
-    class _LazyModule:
-        """A module imported on first use: ``--help`` and ``--version`` stay fast."""
-
-        def __init__(self, name: str) -> None:
-            self._name = name
-
-        def __getattr__(self, attribute: str) -> Any:
-            return getattr(importlib.import_module(self._name), attribute)
-
-    np = _LazyModule("numpy")
-    pd = _LazyModule("pandas")
+else:  # imported on first use: ``--help`` and ``--version`` stay fast
+    from autocat._cli_tables import np, pd
 
 from autocat._cli_tables import (
     COMPRESSION_SUFFIXES,
