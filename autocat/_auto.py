@@ -27,6 +27,7 @@ from autocat._final import (
     final_model,
     final_reserve,
     refit_seconds,
+    rescue_model,
     warm_kernels,
 )
 from autocat._recipe import TASKS
@@ -53,6 +54,9 @@ DEFAULT_METRICS: dict[str, str] = {
 }
 # Above this many rows, trials use one holdout fold instead of ``cv`` folds.
 HOLDOUT_ROWS = 50_000
+# When no trial has finished with this share of a time budget left, that share
+# trains the paper's recipe on as many rows as it allows, instead of the search.
+RESCUE_SHARE = 1 / 3
 # Rows kept in ``AutoResult.sample_`` for permutation importance.
 SAMPLE_ROWS = 2_000
 # Without n_trials nor time_budget, this many trials run.
@@ -437,7 +441,9 @@ def auto_fit(
         2 s) of it on any number of cores. Trials still running at the end are
         cut and discarded; the returned model is always fully trained. k-fold CV
         is used when at least 10 such trials fit, else the first fold is a
-        holdout.
+        holdout. If no trial has finished when a third of the budget is left,
+        the search stops and that third trains the paper's recipe on as many
+        rows as it allows (a growing sample; ``summary()`` says how many).
     n_trials : int, optional
         Trials to run. Without it nor ``time_budget``, 20 trials run.
     cv : int or scikit-learn splitter, default=5
@@ -549,8 +555,14 @@ def auto_fit(
 
     warm_kernels()
     fallback = None
+    fallback_s = 0.0
+    first_result_by = None
     if deadline is not None:
+        fallback_start = time.perf_counter()
         fallback = fallback_model(X, y, task, seed, 1, specific_transformers)
+        fallback_s = time.perf_counter() - fallback_start
+        if len(y) > FALLBACK_ROWS:
+            first_result_by = deadline - RESCUE_SHARE * float(time_budget or 0.0)
     fit_rows = len(splits[0][0]) * (1 - STOP_FRACTION)
 
     def reserve(best: TrialRecord) -> float:
@@ -584,6 +596,7 @@ def auto_fit(
             n_classes=n_classes,
             reserve=reserve,
             specific_transformers=specific_transformers,
+            first_result_by=first_result_by,
         )
     except BudgetExhausted:
         if fallback is None:
@@ -594,11 +607,18 @@ def auto_fit(
                 "No trial of this call finished (the study's best trial ran in "
                 "another process): run more trials."
             )
-        model = pipeline = fallback
+        interrupted = outcome is not None and outcome.interrupted
+        model, n_fallback = fallback, min(len(y), FALLBACK_ROWS)
+        if not interrupted and deadline is not None:
+            model, n_fallback = rescue_model(
+                X, y, task, seed, total_threads, deadline, (fallback, fallback_s),
+                specific_transformers,
+            )  # fmt: skip
+        pipeline = model
         notes.append(
             f"time_budget={time_budget:g}s allowed no full trial: the model is the "
-            f"paper's recipe trained on a sample of {FALLBACK_ROWS} rows; raise "
-            "time_budget for a searched model"
+            f"paper's recipe trained on a sample of {n_fallback:,} of {len(y):,} "
+            "rows; raise time_budget for a searched model"
         )
         study = None if outcome is None else outcome.study
         members: list[dict[str, Any]] = []

@@ -429,6 +429,7 @@ def tune(
     n_classes: int = 0,
     reserve: Callable[[TrialRecord], float] | None = None,
     specific_transformers: dict[str, Any] | None = None,
+    first_result_by: float | None = None,
 ) -> TuneOutcome:
     """Run the search and return its outcome.
 
@@ -480,6 +481,11 @@ def tune(
         the caller's final model; trials stop that much earlier.
     specific_transformers : dict, optional
         Per-column overrides given to every recipe's vectorizer.
+    first_result_by : float, optional
+        ``time.monotonic()`` by which a trial must have finished: if none has,
+        the trials in flight are cut there and the search ends with no records,
+        leaving the time up to ``deadline`` to the caller. Once a trial
+        finishes, the search runs to ``deadline`` again.
 
     Returns
     -------
@@ -500,6 +506,8 @@ def tune(
     queue = [dict(params) for params in (portfolio or (default_params("minhash"),))]
 
     budget = Budget(deadline)
+    if deadline is not None and first_result_by is not None:
+        budget.deadline = min(deadline, first_result_by)
     search = TrialRunner(
         X=X,
         y=y,
@@ -517,6 +525,17 @@ def tune(
     )
     if time_budget is not None and stored_folds is None and n_folds > 1:
         search.switch = (parallel, float(time_budget))
+    waiting_for_first = [budget.deadline != deadline]
+
+    def run(trial: optuna.Trial, params: dict[str, Any]) -> TrialRecord:
+        record = search.run(trial, params)
+        if waiting_for_first[0]:
+            # The first finished trial: those in flight may run to the deadline
+            # (less the final model's reserve, set after their batch).
+            waiting_for_first[0] = False
+            budget.deadline = deadline
+        return record
+
     progress = _Progress(show_progress, n_trials, budget)
     records: list[TrialRecord] = []
     errors: list[BaseException] = []
@@ -544,7 +563,7 @@ def tune(
             asked += size
             context = contextvars.copy_context()
             futures = [
-                pool.submit(_run_in, context.copy(), search.run, trial, p)
+                pool.submit(_run_in, context.copy(), run, trial, p)
                 for trial, p in zip(trials, suggested, strict=True)
             ]
             try:

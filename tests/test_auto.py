@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import time
 
 import numpy as np
@@ -462,3 +463,54 @@ def test_two_processes_share_one_sqlite_study(tmp_path):
     study = optuna.load_study(study_name="autocat-salary", storage=url)
     ended = [t for t in study.trials if t.state.is_finished()]
     assert len(ended) == 4
+
+
+def test_rescue_model_trains_on_as_many_rows_as_the_time_allows():
+    from autocat._final import fallback_model, rescue_model
+
+    df = _frame(5000, seed=3)
+    X, y = df.drop(columns="salary"), df["salary"].to_numpy()
+    fallback = fallback_model(X, y, "regression", 0, 1)
+    # Time for everything: 1,000 -> 4,000 -> 5,000 rows, the paper's recipe on
+    # all rows, bit for bit.
+    model, n_rows = rescue_model(
+        X, y, "regression", 0, 1, time.monotonic() + 60, (fallback, 0.05)
+    )
+    assert n_rows == 5000
+    whole = fallback_model(X, y, "regression", 0, 1, n_rows=5000)
+    assert model.predict(X).tobytes() == whole.predict(X).tobytes()
+    # No time left: the fallback itself.
+    model, n_rows = rescue_model(
+        X, y, "regression", 0, 1, time.monotonic() - 1, (fallback, 0.05)
+    )
+    assert n_rows == 1000 and model is fallback
+
+
+def test_a_search_with_no_finished_trial_leaves_a_third_to_the_rescue(monkeypatch):
+    # Trials that never finish: two thirds into the budget the search gives up,
+    # and the paper's recipe is trained on more rows than the fallback's 1,000
+    # (all 3,000 on an idle machine: about 0.6 s of the 3 s left).
+    import autocat._trials
+    from autocat._budget import BudgetExhausted
+
+    gave_up = []
+
+    def never_finishes(self, trial, params):
+        while not self.budget.exhausted():
+            time.sleep(0.01)
+        gave_up.append(time.monotonic())
+        raise BudgetExhausted("cut")
+
+    monkeypatch.setattr(autocat._trials.TrialRunner, "run", never_finishes)
+    df = _frame(3000, seed=4)
+    budget = 9.0
+    start = time.monotonic()
+    result = auto_fit(df, "salary", time_budget=budget, show_progress=False)
+    elapsed = time.monotonic() - start
+    assert result.n_trials_ == 0
+    assert gave_up and max(gave_up) - start < budget * 2 / 3 + 0.5
+    rows = re.search(r"a sample of ([\d,]+) of 3,000 rows", result.summary())
+    assert rows and int(rows.group(1).replace(",", "")) > 1000
+    assert elapsed <= max(1.1 * budget, budget + 2), elapsed
+    assert result.score(df, df["salary"]) > 0.9
+    _assert_fully_trained(result)

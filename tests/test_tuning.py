@@ -369,3 +369,51 @@ def test_reserve_for_a_refit_that_cannot_fit_is_released_to_the_search():
     assert final_reserve(20.0, 2.0, now=29.0, deadline=60.0) == 22.0
     assert final_reserve(29.0, 2.0, now=29.0, deadline=60.0) == 31.0
     assert final_reserve(5.0, 2.0, now=0.0, deadline=None) == 7.0
+
+
+def _slow_scorer(seconds):
+    scorer = get_scorer("r2")
+
+    def score(model, X, y):
+        time.sleep(seconds)
+        return scorer(model, X, y)
+
+    return score
+
+
+def test_no_trial_finished_by_first_result_by_ends_the_search_there(problem):
+    # Each fold sleeps 1 s, so no 3-fold trial finishes within 0.5 s: the search
+    # must stop then, not at the 60 s deadline, leaving the time to the caller.
+    start = time.monotonic()
+    with pytest.raises(BudgetExhausted, match="no trial finished"):
+        _tune(
+            problem,
+            n_trials=None,
+            time_budget=60.0,
+            deadline=start + 60.0,
+            first_result_by=start + 0.5,
+            scorer=_slow_scorer(1.0),
+        )
+    assert time.monotonic() - start < 5.0
+
+
+def test_a_finished_trial_lets_the_search_run_past_first_result_by(problem):
+    start = time.monotonic()
+    first_by = start + 3.0
+
+    def stop_a_second_later(study, trial):
+        if time.monotonic() > first_by + 1.0:
+            study.stop()
+
+    outcome = _tune(
+        problem,
+        n_trials=None,
+        time_budget=60.0,
+        deadline=start + 60.0,
+        first_result_by=first_by,
+        callbacks=[stop_a_second_later],
+    )
+    assert time.monotonic() > first_by + 1.0
+    finished = [t.datetime_complete.timestamp() for t in outcome.study.trials]
+    assert max(finished) - min(finished) > 3.0  # trials finished after first_by
+    assert len(outcome.records) >= 2
