@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from autocat._dataframe import check_not_empty, encode_columns, to_2d
+from autocat._encoding_cache import active_cache
 from autocat._factorize import factorize_strings
 from autocat._murmur import minhash_strings
 from autocat._ngrams import check_ngram_range, pack_normalized
@@ -91,7 +92,10 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
     column are hashed (``pandas.factorize``, then a row gather), in time
     ``O(n_distinct x n_ngrams x n_components)`` with a compiled, exact
     MurmurHash3 kernel. Memory is the float32 output plus one packed copy of the
-    distinct strings.
+    distinct strings. On Dask and Spark workers
+    (:func:`autocat.integrations.dask.transform`), the rows of strings met in
+    earlier partitions come from a bounded per-process cache instead (the same
+    bytes); in memory, nothing is kept between calls.
 
     Values that are not strings are encoded as ``str(value)``: ``1`` and ``"1"``
     get the same features, ``1``, ``1.0`` and ``True`` do not. ``bytes`` values
@@ -223,7 +227,30 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         return codes, table
 
     def _hash(self, strings: list[str], out: np.ndarray) -> None:
-        """Min-hash ``strings`` into ``out``, float32 of shape (len, n_components)."""
+        """Min-hash ``strings`` into ``out``, float32 of shape (len, n_components).
+
+        While a distributed engine encodes partitions (``_encoding_cache.caching``),
+        rows of strings met in earlier partitions of this process come from its
+        bounded cache, and only the others are hashed: the rows are the same.
+        """
+        cache = active_cache()
+        if cache is None:
+            self._hash_all(strings, out)
+            return
+        key = (self.n_components, tuple(self.ngram_range), bool(self.minmax))
+        missing = cache.fill(key, strings, out)
+        if len(missing) == len(strings):
+            self._hash_all(strings, out)
+            cache.add(key, strings, out)
+        elif len(missing):
+            absent = [strings[i] for i in missing]
+            values = np.empty((len(absent), out.shape[1]), dtype=out.dtype)
+            self._hash_all(absent, values)
+            out[missing] = values
+            cache.add(key, absent, values)
+
+    def _hash_all(self, strings: list[str], out: np.ndarray) -> None:
+        """Min-hash every string of ``strings`` into ``out``."""
         n_seeds = self.n_components // 2 if self.minmax else self.n_components
         codepoints, offsets = pack_normalized(strings)
         low, high = self.ngram_range

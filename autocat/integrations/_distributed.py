@@ -17,9 +17,11 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from autocat._dataframe import column_values, to_2d
+from autocat._encoding_cache import caching
 from autocat._gamma_poisson import GammaPoissonEncoder
 
 __all__ = [
+    "CACHE_MIB",
     "apply_statistics",
     "check_columns",
     "encode_partition",
@@ -30,6 +32,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger("autocat")
+
+# Default bound of each worker process's cache of min-hash rows, in MiB.
+CACHE_MIB = 256
 
 # Floor of (x Lambda)_j, as in the fit's kernels.
 _TINY = 1e-300
@@ -75,9 +80,17 @@ def check_columns(estimator: Any, columns: list[Any], where: str) -> None:
 
 
 def encode_partition(
-    partition: pd.DataFrame, estimator: Any, names: list[str]
+    partition: pd.DataFrame,
+    estimator: Any,
+    names: list[str],
+    cache_mib: float = 0,
 ) -> pd.DataFrame:
-    """Encode one partition: float32 columns ``names``, the partition's index."""
+    """Encode one partition: float32 columns ``names``, the partition's index.
+
+    With ``cache_mib > 0``, min-hash rows of strings met in earlier partitions
+    of this process come from a cache of at most ``cache_mib`` MiB that stays
+    in the process (``autocat._encoding_cache``); the output is the same.
+    """
     first = estimator[0] if isinstance(estimator, Pipeline) else estimator
     expected = getattr(first, "feature_names_in_", None)
     if expected is not None and list(partition.columns) != list(expected):
@@ -85,7 +98,8 @@ def encode_partition(
     if len(partition) == 0:
         values = np.empty((0, len(names)), dtype=np.float32)
     else:
-        values = estimator.transform(partition)
+        with caching(int(cache_mib * 2**20)):
+            values = estimator.transform(partition)
         if hasattr(values, "toarray"):
             values = values.toarray()
         values = np.asarray(values, dtype=np.float32)

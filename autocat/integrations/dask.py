@@ -16,6 +16,7 @@ import os
 import tempfile
 import time
 import uuid
+from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -67,7 +68,7 @@ def _check_frame(ddf: Any, function: str) -> None:
         )
 
 
-def transform(estimator: Any, ddf: Any) -> Any:
+def transform(estimator: Any, ddf: Any, *, cache_mib: float = _d.CACHE_MIB) -> Any:
     """Encode a Dask DataFrame, partition by partition, with a fitted estimator.
 
     Parameters
@@ -77,6 +78,11 @@ def transform(estimator: Any, ddf: Any) -> Any:
         transformers, with ``get_feature_names_out``.
     ddf : dask.dataframe.DataFrame
         The rows to encode; the columns seen at fit (others are ignored).
+    cache_mib : float, default=256
+        Bound, in MiB, of each worker process's cache of min-hash rows of
+        distinct strings; ``0`` disables it. See Notes.
+
+        .. versionadded:: 0.2
 
     Returns
     -------
@@ -91,6 +97,23 @@ def transform(estimator: Any, ddf: Any) -> Any:
     and encodes its partitions without further communication. Every row's
     encoding depends on that row's value only, so partitions never talk to each
     other. A partition with no rows gives no rows.
+
+    The partitions of a high-cardinality column share most of their distinct
+    values, and each partition min-hashes the distinct values it holds: four
+    partitions would hash about four times what one in-memory transform hashes
+    once. So each worker process keeps the min-hash rows of the strings it has
+    met, for the partitions it encodes next, in a cache of at most
+    ``cache_mib`` MiB that stays in the process after the computation. It
+    counts the string objects, the float32 rows and the dict slots: about
+    ``4 x n_components + 215`` bytes per ASCII string of 30 characters, so the
+    default 256 MiB hold about 800,000 such strings at 30 components. A
+    min-hash row depends on the string only, so a cached row is the computed
+    row, bit for bit. When the strings a worker meets pass the bound, the
+    oldest half goes: hits then fall to the share of the vocabulary the cache
+    holds. A worker thus holds its partitions, the encoder and at most this
+    cache. The cache saves the hashing of values already met, not the first
+    hashing of each value by each worker: with ``k`` workers, about ``k`` times
+    the distinct values are hashed, against once in memory.
 
     Examples
     --------
@@ -110,9 +133,14 @@ def transform(estimator: Any, ddf: Any) -> Any:
 
     names = _d.feature_names(estimator)
     _d.check_columns(estimator, list(ddf.columns), "dask DataFrame")
+    if not isinstance(cache_mib, Real) or cache_mib < 0:
+        raise ValueError(
+            "The 'cache_mib' parameter of autocat.integrations.dask.transform must "
+            f"be a number >= 0 (MiB; 0 disables the cache). Got {cache_mib!r}."
+        )
     shared = dask.delayed(estimator, pure=True, traverse=False)
     return ddf.map_partitions(
-        _d.encode_partition, shared, names, meta=_d.meta_frame(names)
+        _d.encode_partition, shared, names, cache_mib, meta=_d.meta_frame(names)
     )
 
 

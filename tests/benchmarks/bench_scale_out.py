@@ -12,20 +12,23 @@ of 2 dirty string columns with ``rows / 100`` and ``rows / 10`` distinct values
 a numeric target, written as Parquet partitions of ``--partition-rows`` rows.
 The TableVectorizer (min-hash, d = 30) is fitted on a 50,000-row sample.
 
-Measured, in one run: rows/s of the in-memory transform (Parquet read excluded,
-then included), of Dask (read + encode in the workers, result reduced to one
-checksum per partition so that nothing but checksums comes back) and of Spark
-(``noop`` sink); peak resident memory of each Dask worker against its largest
-partition plus the pickled encoder; identical output (per-partition SHA-256 for
-Dask, a 1% sample of rows for Spark); the Gamma-Poisson fit of the smaller dirty
-column over the partitions (map-reduce, streaming ``partial_fit``, in-memory:
-time and loss on a 100,000-row sample); ``autocat.integrations.dask.auto_fit``
-with ``--budget`` seconds, its final model trained with ``xgboost.dask`` on all
-rows.
+Measured, in one run (medians of ``--repeat`` runs each): rows/s of the
+in-memory transform (Parquet read excluded, then included), of Dask (Parquet
+read + encode in the workers, each run with empty caches of min-hash rows; only
+row counts come back, as the in-memory run checks nothing) and of Spark
+(``noop`` sink, a fresh session per run); peak resident memory of each Dask
+worker, and its cache of min-hash rows, against its largest partition plus the
+pickled encoder; identical output (per-partition SHA-256 for Dask, computed
+after the timed runs; a 1% sample of rows for Spark); the Gamma-Poisson fit of
+the smaller dirty column over the partitions (map-reduce, streaming
+``partial_fit``, in-memory: time and loss on a 100,000-row sample);
+``autocat.integrations.dask.auto_fit`` with ``--budget`` seconds, its final
+model trained with ``xgboost.dask`` on all rows.
 
-Run: ``python tests/benchmarks/bench_scale_out.py --rows 1000000`` (skip parts
-with ``--no-spark``, ``--no-gp``, ``--no-auto``). The machine may be shared:
-compare figures of one run only.
+Run: ``python tests/benchmarks/bench_scale_out.py --rows 1000000 --repeat 3``
+(skip parts with ``--no-spark``, ``--no-gp``, ``--no-auto``; ``--cache-mib 0
+--batch-rows 0`` encodes as before the cache and Spark's groups of batches).
+The machine may be shared: compare figures of one run only.
 """
 
 from __future__ import annotations
@@ -90,30 +93,49 @@ def _peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _cache_mib():
+    from autocat import _encoding_cache
+
+    cache = _encoding_cache._cache
+    return 0.0 if cache is None else cache.nbytes / 2**20
+
+
 def _rate(n, seconds):
     return f"{n / seconds:,.0f} rows/s ({seconds:.1f} s)"
 
 
-def bench_in_memory(folder, vectorizer, n_rows):
-    start = time.perf_counter()
-    frame = pd.read_parquet(folder)
-    read_s = time.perf_counter() - start
-    features = frame[list(vectorizer.feature_names_in_)]
-    start = time.perf_counter()
-    out = vectorizer.set_params(n_jobs=2).transform(features)
-    encode_s = time.perf_counter() - start
-    vectorizer.set_params(n_jobs=None)
+def bench_in_memory(folder, vectorizer, n_rows, repeat=1):
+    """Time the read and the 2-thread transform; medians of ``repeat`` runs."""
+    reads, encodes = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        frame = pd.read_parquet(folder)
+        reads.append(time.perf_counter() - start)
+        features = frame[list(vectorizer.feature_names_in_)]
+        start = time.perf_counter()
+        out = vectorizer.set_params(n_jobs=2).transform(features)
+        encodes.append(time.perf_counter() - start)
+        vectorizer.set_params(n_jobs=None)
+        del frame, features
+    encode_s = float(np.median(encodes))
+    read_s = float(np.median(reads))
     print(
         f"in memory, 2 threads: {_rate(n_rows, encode_s)}; with the Parquet read "
-        f"{_rate(n_rows, encode_s + read_s)}; output {out.nbytes / 2**20:,.0f} MiB"
+        f"{_rate(n_rows, encode_s + read_s)}; output {out.nbytes / 2**20:,.0f} MiB; "
+        f"medians of {repeat}, encode runs {[round(v, 2) for v in encodes]} s"
     )
     return out, encode_s, encode_s + read_s
 
 
-def bench_dask(folder, vectorizer, n_rows, reference):
+def _row_count(encoded):
+    return pd.DataFrame({"rows": [len(encoded)]})
+
+
+def bench_dask(folder, vectorizer, n_rows, reference, repeat=1, cache_mib=None):
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
+    from autocat._encoding_cache import clear
     from autocat.integrations import dask as autocat_dask
 
     cluster = LocalCluster(
@@ -126,28 +148,41 @@ def bench_dask(folder, vectorizer, n_rows, reference):
     )
     client = Client(cluster)
     columns = list(vectorizer.feature_names_in_)
-    ddf = dd.read_parquet(folder, columns=["id", *columns]).set_index("id", sorted=True)
-    encoded = autocat_dask.transform(vectorizer, ddf)
+    # the ids are sorted within and across files: read them as the index, with
+    # no shuffle; all columns (transform ignores the target), since a projection
+    # lets dask fuse files into fewer, larger partitions than --partition-rows
+    ddf = dd.read_parquet(folder, index="id", calculate_divisions=True)
+    options = {} if cache_mib is None else {"cache_mib": cache_mib}
+    encoded = autocat_dask.transform(vectorizer, ddf, **options)
     meta = pd.DataFrame(
         {"first": pd.Series([], dtype=np.int64), "rows": [], "sha": []}
     ).astype({"rows": np.int64, "sha": object})
     checksums = encoded.map_partitions(_checksum, meta=meta)
+    # the timed run brings back row counts only, as the in-memory run checks nothing
+    counts = encoded.map_partitions(_row_count, meta={"rows": np.int64})
     # workers import autocat and load the compiled kernels before the clock starts,
     # as the in-memory run did when the vectorizer was fitted
     warm = pd.read_parquet(next(Path(folder).glob("*.parquet")))[columns].head(1_000)
     client.run(vectorizer.transform, warm)
-    start = time.perf_counter()
+    runs = []
+    for _ in range(repeat):
+        client.run(clear)  # each run starts with empty caches of min-hash rows
+        start = time.perf_counter()
+        rows = int(counts.compute()["rows"].sum())
+        runs.append(time.perf_counter() - start)
+    seconds = float(np.median(runs))
+    client.run(clear)
     result = checksums.compute()
-    seconds = time.perf_counter() - start
     same = (
         all(
             hashlib.sha256(reference[r.first : r.first + r.rows].tobytes()).hexdigest()
             == r.sha
             for r in result.itertuples()
         )
-        and int(result["rows"].sum()) == n_rows
+        and int(result["rows"].sum()) == n_rows == rows
     )
     peaks = client.run(_peak_rss_mib)
+    caches = client.run(_cache_mib)
     partition_mib = (
         ddf.map_partitions(lambda p: pd.Series([p.memory_usage(deep=True).sum()]))
         .compute()
@@ -157,18 +192,18 @@ def bench_dask(folder, vectorizer, n_rows, reference):
     encoder_mib = len(pickle.dumps(vectorizer)) / 2**20
     print(
         f"dask, 2 workers x 1 thread: {_rate(n_rows, seconds)}; identical: {same}; "
-        f"peak RSS per worker (MiB): {[round(v) for v in peaks.values()]}; largest "
+        f"peak RSS per worker (MiB): {[round(v) for v in peaks.values()]}, of which "
+        f"min-hash cache {[round(v, 1) for v in caches.values()]}; largest "
         f"partition in memory {partition_mib:,.0f} MiB + its output "
         f"{result['rows'].max() * reference.shape[1] * 4 / 2**20:,.0f} MiB; "
-        f"encoder {encoder_mib:,.1f} MiB"
+        f"encoder {encoder_mib:,.1f} MiB; medians of {repeat}, runs "
+        f"{[round(v, 2) for v in runs]} s"
     )
     return client, cluster, seconds
 
 
-def bench_spark(folder, vectorizer, n_rows, reference):
+def _spark_session():
     from pyspark.sql import SparkSession
-
-    from autocat.integrations import spark as autocat_spark
 
     os.environ["PYSPARK_PYTHON"] = sys.executable
     spark = (
@@ -181,11 +216,38 @@ def bench_spark(folder, vectorizer, n_rows, reference):
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    sdf = spark.read.parquet(str(folder))
-    encoded = autocat_spark.transform(vectorizer, sdf, keep=["id"])
-    start = time.perf_counter()
-    encoded.write.format("noop").mode("overwrite").save()
-    seconds = time.perf_counter() - start
+    return spark
+
+
+def bench_spark(
+    folder, vectorizer, n_rows, reference, repeat=1, cache_mib=None, batch_rows=-1
+):
+    """Time Spark's encode into a ``noop`` sink; one fresh session per run.
+
+    A fresh session starts fresh Python workers, so every run starts with empty
+    caches of min-hash rows; a first, untimed encode of all rows with the cache
+    off starts the workers (import autocat, load the compiled kernels) before
+    the clock starts.
+    """
+    from autocat.integrations import spark as autocat_spark
+
+    options = {} if cache_mib is None else {"cache_mib": cache_mib}
+    if batch_rows != -1:
+        options["batch_rows"] = batch_rows
+    runs = []
+    for run in range(repeat):
+        spark = _spark_session()
+        sdf = spark.read.parquet(str(folder))
+        autocat_spark.transform(vectorizer, sdf, keep=["id"], cache_mib=0).write.format(
+            "noop"
+        ).mode("overwrite").save()
+        encoded = autocat_spark.transform(vectorizer, sdf, keep=["id"], **options)
+        start = time.perf_counter()
+        encoded.write.format("noop").mode("overwrite").save()
+        runs.append(time.perf_counter() - start)
+        if run < repeat - 1:
+            spark.stop()
+    seconds = float(np.median(runs))
     sample = encoded.filter("id % 100 = 0").toPandas().sort_values("id")
     names = list(vectorizer.get_feature_names_out())
     same = np.array_equal(
@@ -193,7 +255,10 @@ def bench_spark(folder, vectorizer, n_rows, reference):
         reference[sample["id"].to_numpy()],
         equal_nan=True,
     )
-    print(f"spark local[2]: {_rate(n_rows, seconds)}; identical (1% of rows): {same}")
+    print(
+        f"spark local[2]: {_rate(n_rows, seconds)}; identical (1% of rows): {same}; "
+        f"medians of {repeat}, runs {[round(v, 2) for v in runs]} s"
+    )
     spark.stop()
     return seconds
 
@@ -266,6 +331,21 @@ def main(argv=None):
     parser.add_argument("--no-spark", action="store_true")
     parser.add_argument("--no-gp", action="store_true")
     parser.add_argument("--no-auto", action="store_true")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="timed runs of each encode (medians)"
+    )
+    parser.add_argument(
+        "--cache-mib",
+        type=float,
+        default=None,
+        help="bound of each worker's min-hash cache (default: the library's; 0: off)",
+    )
+    parser.add_argument(
+        "--batch-rows",
+        type=int,
+        default=-1,
+        help="Spark's batch_rows (default: the library's; 0: Arrow batches alone)",
+    )
     args = parser.parse_args(argv)
     n_rows = 10_000_000 if args.full else args.rows
     import dask
@@ -291,9 +371,16 @@ def main(argv=None):
             features.sample(min(50_000, n_rows), random_state=0)
         )
         del frame, features
-        reference, memory_s, _ = bench_in_memory(folder, vectorizer, n_rows)
-        client, cluster, dask_s = bench_dask(folder, vectorizer, n_rows, reference)
-        print(f"dask / in-memory throughput: {memory_s / dask_s:.0%} (target >= 80%)")
+        reference, memory_s, memory_read_s = bench_in_memory(
+            folder, vectorizer, n_rows, args.repeat
+        )
+        client, cluster, dask_s = bench_dask(
+            folder, vectorizer, n_rows, reference, args.repeat, args.cache_mib
+        )
+        print(
+            f"dask / in-memory throughput: {memory_s / dask_s:.0%} (target >= 80%); "
+            f"against the in-memory read + transform: {memory_read_s / dask_s:.0%}"
+        )
         if not args.no_gp:
             bench_gamma_poisson(folder, client)
         if not args.no_auto:
@@ -301,8 +388,19 @@ def main(argv=None):
         client.close()
         cluster.close()
         if not args.no_spark:
-            spark_s = bench_spark(folder, vectorizer, n_rows, reference)
-            print(f"spark / in-memory throughput: {memory_s / spark_s:.0%}")
+            spark_s = bench_spark(
+                folder,
+                vectorizer,
+                n_rows,
+                reference,
+                args.repeat,
+                args.cache_mib,
+                None if args.batch_rows == 0 else args.batch_rows,
+            )
+            print(
+                f"spark / in-memory throughput: {memory_s / spark_s:.0%}; against "
+                f"the in-memory read + transform: {memory_read_s / spark_s:.0%}"
+            )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

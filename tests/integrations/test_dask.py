@@ -72,6 +72,36 @@ def test_transform_is_bit_identical_to_in_memory(client):
     assert out.index.equals(df.index)
 
 
+def _cache_state():
+    from autocat import _encoding_cache
+
+    cache = _encoding_cache._cache
+    return None if cache is None else (len(cache), cache.nbytes, cache.max_bytes)
+
+
+@pytest.mark.parametrize("cache_mib", [0, 0.05, 256])
+def test_workers_cache_min_hash_rows_within_their_bound(client, cache_mib):
+    """Partitions sharing values: same bytes with the cache off, tiny or large."""
+    from autocat._encoding_cache import clear
+
+    rng = np.random.default_rng(3)
+    titles = np.array([f"{r} clerk, unit {u}" for r in "abcdef" for u in range(400)])
+    df = pd.DataFrame({"title": titles[rng.integers(0, len(titles), 6_000)]})
+    encoder = MinHashEncoder(n_components=16).fit(df)
+    client.run(clear)
+    ddf = dd.from_pandas(df, npartitions=6)
+    out = autocat_dask.transform(encoder, ddf, cache_mib=cache_mib).compute()
+    assert out.to_numpy().tobytes() == encoder.transform(df).tobytes()
+    states = [s for s in client.run(_cache_state).values() if s is not None]
+    if cache_mib:
+        assert states and any(n > 0 for n, _, _ in states)
+        for _, nbytes, bound in states:
+            assert nbytes <= bound == int(cache_mib * 2**20)
+    else:
+        assert all(n == 0 for n, _, _ in states)
+    client.run(clear)
+
+
 def test_bad_partitions_give_the_in_memory_encoding(client):
     df = _table(400, 1)
     vectorizer = TableVectorizer(n_components=4).fit(df)
@@ -132,6 +162,8 @@ def test_transform_rejects_bad_arguments(client):
         autocat_dask.transform(TableVectorizer, dd.from_pandas(df))
     with pytest.raises(TypeError, match="needs transform and get_feature_names_out"):
         autocat_dask.transform(object(), dd.from_pandas(df))
+    with pytest.raises(ValueError, match=r"'cache_mib' .* must be a number >= 0"):
+        autocat_dask.transform(vectorizer, dd.from_pandas(df), cache_mib=-1)
 
 
 def test_gamma_poisson_statistics_add_up_across_partitions():

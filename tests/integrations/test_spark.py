@@ -81,6 +81,25 @@ def test_transform_is_bit_identical_to_in_memory(spark):
     assert out[names].to_numpy(np.float32).tobytes() == expected.tobytes()
 
 
+@pytest.mark.parametrize(
+    ("batch_rows", "cache_mib"), [(None, 0), (None, 256), (500, 0.01), (10**5, 256)]
+)
+def test_groups_of_batches_and_the_cache_keep_the_bytes(spark, batch_rows, cache_mib):
+    # Arrow batches of 300 rows; 2,000 rows of 120 values, with ids to match rows
+    df = pd.DataFrame(
+        {"job": [f"clerk {i % 120} of unit {i % 7}" for i in range(2_000)]}
+    )
+    encoder = MinHashEncoder(n_components=8).fit(df)
+    sdf = spark.createDataFrame(df.reset_index(names="id")).repartition(2)
+    encoded = autocat_spark.transform(
+        encoder, sdf, keep=["id"], batch_rows=batch_rows, cache_mib=cache_mib
+    )
+    out = encoded.toPandas().sort_values("id")
+    assert out["id"].tolist() == list(range(2_000))
+    names = list(encoder.get_feature_names_out())
+    assert out[names].to_numpy(np.float32).tobytes() == encoder.transform(df).tobytes()
+
+
 def test_minhash_encoder_on_spark_keeps_row_order(spark):
     df = pd.DataFrame({"job": [f"value {i % 97}" for i in range(700)]})
     encoder = MinHashEncoder(n_components=5).fit(df)
@@ -98,6 +117,10 @@ def test_transform_rejects_bad_arguments(spark):
         autocat_spark.transform(vectorizer, sdf.drop("job"))
     with pytest.raises(ValueError, match=r"keep=\['id'\] are not columns"):
         autocat_spark.transform(vectorizer, sdf, keep=["id"])
+    with pytest.raises(ValueError, match=r"'cache_mib' .* must be a number >= 0"):
+        autocat_spark.transform(vectorizer, sdf, cache_mib="64")
+    with pytest.raises(ValueError, match=r"'batch_rows' .* must be an int >= 1"):
+        autocat_spark.transform(vectorizer, sdf, batch_rows=0)
 
 
 def test_gamma_poisson_map_reduce_fit(spark):
