@@ -26,6 +26,7 @@ from autocat._final import (
     fallback_model,
     final_model,
     final_reserve,
+    fold_models_seconds,
     refit_seconds,
     rescue_model,
     warm_kernels,
@@ -566,9 +567,11 @@ def auto_fit(
     fit_rows = len(splits[0][0]) * (1 - STOP_FRACTION)
 
     def reserve(best: TrialRecord) -> float:
-        # The refit of the best trial (when it can still fit), and the
-        # ensemble's selection and fold vectorizers (a small share of the budget).
+        # The refit of the best trial (when it can still fit), the ensemble's
+        # selection (a small share of the budget) and the vectorizers of the
+        # best trial's fold models (the final model when the refit cannot fit).
         selection = min(2.0, 0.05 * float(time_budget or 0.0))
+        selection += fold_models_seconds(best, len(best.fold_seconds))
         refit = REFIT_MARGIN * refit_seconds(best, len(y), fit_rows)
         return final_reserve(refit, selection, time.monotonic(), deadline)
 

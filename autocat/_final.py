@@ -44,6 +44,8 @@ __all__ = [
     "FinalModel",
     "fallback_model",
     "final_model",
+    "final_reserve",
+    "fold_models_seconds",
     "refit_seconds",
     "rescue_model",
     "warm_kernels",
@@ -126,6 +128,17 @@ def refit_seconds(record: TrialRecord, n_rows: int, fit_rows: float) -> float:
     other = np.median(np.subtract(record.fold_seconds, record.boost_seconds))
     per_tree = np.median(np.divide(record.boost_seconds, record.boosted_rounds))
     return float(max(0.0, other) + per_tree * record.n_estimators) * scale
+
+
+def fold_models_seconds(record: TrialRecord, n_folds: int) -> float:
+    """Estimated seconds of rebuilding ``record``'s first ``n_folds`` fold models.
+
+    Their boosters are kept from the search; their vectorizers are fitted again
+    on each fold's training rows, which costs about the fold's encoding (and
+    prediction): the fold's time less its boosting.
+    """
+    spent = np.subtract(record.fold_seconds, record.boost_seconds)[:n_folds]
+    return float(np.clip(spent, 0.0, None).sum())
 
 
 def final_reserve(
@@ -374,6 +387,7 @@ def final_model(
     members: list[dict[str, Any]] = []
     notes: list[str] = []
     best_pipeline = None
+    n_dropped = 0
     for index in order:
         record = records[index]
         estimate = refit_seconds(record, len(y), fit_rows)
@@ -383,6 +397,10 @@ def final_model(
                             specific_transformers)  # fmt: skip
         how = "refit"
         if fitted is None:
+            rebuild = fold_models_seconds(record, len(used))
+            if estimators and budget.left() < REFIT_MARGIN * rebuild:
+                n_dropped += 1  # the members kept are the heavier ones
+                continue
             fitted = _fold_models(record, X, y, task, used, random_state,
                                   specific_transformers)  # fmt: skip
             how = "fold models"
@@ -402,6 +420,12 @@ def final_model(
         if best_pipeline is None:
             best_pipeline = _fold_models(best, X, y, task, used[:1], random_state,
                                          specific_transformers)  # fmt: skip
+    if n_dropped:
+        notes.append(
+            f"{n_dropped} lighter ensemble member(s) left out: the time budget "
+            "left no time to build them (the others' weights are rescaled; the "
+            "cross-validated score is the full selection's)"
+        )
     if any(m["fit"] == "fold models" for m in members):
         n_bagged = sum(m["fit"] == "fold models" for m in members)
         notes.append(

@@ -417,3 +417,36 @@ def test_a_finished_trial_lets_the_search_run_past_first_result_by(problem):
     finished = [t.datetime_complete.timestamp() for t in outcome.study.trials]
     assert max(finished) - min(finished) > 3.0  # trials finished after first_by
     assert len(outcome.records) >= 2
+
+
+def test_fold_models_seconds_is_the_folds_time_less_their_boosting():
+    from autocat._final import fold_models_seconds
+    from autocat._trials import TrialRecord
+
+    record = TrialRecord(number=0, params={})
+    record.fold_seconds, record.boost_seconds = [3.0, 4.0, 5.0], [1.0, 3.0, 1.0]
+    assert fold_models_seconds(record, 2) == pytest.approx(3.0)
+    assert fold_models_seconds(record, 3) == pytest.approx(7.0)
+
+
+def test_members_that_cannot_be_built_in_time_are_left_out(problem, monkeypatch):
+    # An ensemble of several trials, no time to refit any, and each member's
+    # fold models said to need 10 s: only the heaviest member is built (there
+    # must be a model), the others are left out and the summary says so.
+    import autocat._final
+    from autocat._final import final_model
+
+    X, y, splits = problem
+    outcome = _tune(problem, n_trials=8)
+    monkeypatch.setattr(autocat._final, "refit_seconds", lambda *a: 1e9)
+    monkeypatch.setattr(autocat._final, "fold_models_seconds", lambda *a: 10.0)
+    full = final_model(outcome, X, y, "regression", "r2", splits, 0, 1, None, True)
+    assert len(full.members) >= 2  # without a deadline every member is built
+    start = time.monotonic()
+    final = final_model(
+        outcome, X, y, "regression", "r2", splits, 0, 1, start + 5.0, True
+    )
+    assert len(final.members) == 1
+    assert final.members[0]["trial"] == full.members[0]["trial"]
+    assert any("left out" in note for note in final.notes)
+    assert final.model.predict(X).shape == (len(y),)
