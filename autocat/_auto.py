@@ -567,13 +567,12 @@ def auto_fit(
     fit_rows = len(splits[0][0]) * (1 - STOP_FRACTION)
 
     def reserve(best: TrialRecord) -> float:
-        # The refit of the best trial (when it can still fit), the ensemble's
-        # selection (a small share of the budget) and the vectorizers of the
-        # best trial's fold models (the final model when the refit cannot fit).
+        # The refit of the best trial, or, when it cannot fit, the vectorizers
+        # of its fold models; and the ensemble's selection (a small share).
         selection = min(2.0, 0.05 * float(time_budget or 0.0))
-        selection += fold_models_seconds(best, len(best.fold_seconds))
         refit = REFIT_MARGIN * refit_seconds(best, len(y), fit_rows)
-        return final_reserve(refit, selection, time.monotonic(), deadline)
+        rebuild = fold_models_seconds(best, len(best.fold_seconds))
+        return final_reserve(refit, selection, time.monotonic(), deadline, rebuild)
 
     notes: list[str] = []
     final_seconds = 0.0

@@ -4,7 +4,8 @@
 what :func:`~autocat.auto_fit` returns. Greedy ensemble selection runs on the
 trials' out-of-fold predictions; each member is then refit on all rows when the
 time budget allows it, and otherwise is the average of the models the search
-already trained on its folds, so the result is always fully trained. The score
+already trained on its folds, so the result is always fully trained (a lighter
+member whose fold models can no longer be built in time is left out). The score
 reported for the final model is cross-validated over the rows: the selection is
 made on all folds but one and scored on the one left out, in turn.
 """
@@ -142,25 +143,30 @@ def fold_models_seconds(record: TrialRecord, n_folds: int) -> float:
 
 
 def final_reserve(
-    refit_s: float, selection_s: float, now: float, deadline: float | None
+    refit_s: float,
+    selection_s: float,
+    now: float,
+    deadline: float | None,
+    fold_models_s: float = 0.0,
 ) -> float:
     """Seconds the search leaves free before ``deadline`` for the final model.
 
     ``refit_s`` is the (margined) refit estimate of the best trial, ``selection_s``
-    the ensemble selection's share. A refit that would not fit even if the search
-    stopped at ``now`` will not happen (the final model is then made of fold
-    models, which cost only the selection): keeping time for it would leave the
-    rest of the budget unused, so only the selection's share is kept.
+    the ensemble selection's share, ``fold_models_s`` the time to rebuild the best
+    trial's fold models (their vectorizers). A refit that would not fit even if
+    the search stopped at ``now`` will not happen: keeping time for it would leave
+    the rest of the budget unused, so only the selection's share and the fold
+    models' time, the final model then, are kept.
 
     Examples
     --------
-    >>> final_reserve(10.0, 2.0, now=0.0, deadline=30.0)
+    >>> final_reserve(10.0, 2.0, now=0.0, deadline=30.0, fold_models_s=1.0)
     12.0
-    >>> final_reserve(40.0, 2.0, now=0.0, deadline=30.0)
-    2.0
+    >>> final_reserve(40.0, 2.0, now=0.0, deadline=30.0, fold_models_s=1.0)
+    3.0
     """
     if deadline is not None and now + refit_s + selection_s > deadline:
-        return selection_s
+        return selection_s + fold_models_s
     return refit_s + selection_s
 
 

@@ -450,3 +450,11 @@ def test_members_that_cannot_be_built_in_time_are_left_out(problem, monkeypatch)
     assert final.members[0]["trial"] == full.members[0]["trial"]
     assert any("left out" in note for note in final.notes)
     assert final.model.predict(X).shape == (len(y),)
+
+
+def test_reserve_keeps_the_fold_models_time_when_the_refit_cannot_fit():
+    # No refit: the final model is the best trial's fold models, whose
+    # vectorizers are fitted again, so their time stays reserved.
+    assert final_reserve(39.0, 2.0, 29.0, 60.0, fold_models_s=3.0) == 5.0
+    # A refit that fits replaces them: its time, not theirs, is reserved.
+    assert final_reserve(20.0, 2.0, 29.0, 60.0, fold_models_s=3.0) == 22.0
