@@ -525,14 +525,15 @@ def tune(
     )
     if time_budget is not None and stored_folds is None and n_folds > 1:
         search.switch = (parallel, float(time_budget))
-    waiting_for_first = [budget.deadline != deadline]
+    waiting_for_first = budget.deadline != deadline
 
     def run(trial: optuna.Trial, params: dict[str, Any]) -> TrialRecord:
+        nonlocal waiting_for_first
         record = search.run(trial, params)
-        if waiting_for_first[0]:
+        if waiting_for_first:
             # The first finished trial: those in flight may run to the deadline
             # (less the final model's reserve, set after their batch).
-            waiting_for_first[0] = False
+            waiting_for_first = False
             budget.deadline = deadline
         return record
 

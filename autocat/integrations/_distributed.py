@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import logging
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from autocat._gamma_poisson import GammaPoissonEncoder
 __all__ = [
     "CACHE_MIB",
     "apply_statistics",
+    "check_cache_mib",
     "check_columns",
     "encode_partition",
     "feature_names",
@@ -61,6 +63,15 @@ def feature_names(estimator: Any) -> list[str]:
         )
     check_is_fitted(estimator[-1] if isinstance(estimator, Pipeline) else estimator)
     return [str(name) for name in estimator.get_feature_names_out()]
+
+
+def check_cache_mib(cache_mib: Any, function: str) -> None:
+    """Refuse a ``cache_mib`` that is not a number >= 0, naming ``function``."""
+    if not isinstance(cache_mib, Real) or cache_mib < 0:
+        raise ValueError(
+            f"The 'cache_mib' parameter of autocat.integrations.{function} must "
+            f"be a number >= 0 (MiB; 0 disables the cache). Got {cache_mib!r}."
+        )
 
 
 def check_columns(estimator: Any, columns: list[Any], where: str) -> None:

@@ -16,7 +16,6 @@ import os
 import tempfile
 import time
 import uuid
-from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -133,11 +132,7 @@ def transform(estimator: Any, ddf: Any, *, cache_mib: float = _d.CACHE_MIB) -> A
 
     names = _d.feature_names(estimator)
     _d.check_columns(estimator, list(ddf.columns), "dask DataFrame")
-    if not isinstance(cache_mib, Real) or cache_mib < 0:
-        raise ValueError(
-            "The 'cache_mib' parameter of autocat.integrations.dask.transform must "
-            f"be a number >= 0 (MiB; 0 disables the cache). Got {cache_mib!r}."
-        )
+    _d.check_cache_mib(cache_mib, "dask.transform")
     shared = dask.delayed(estimator, pure=True, traverse=False)
     return ddf.map_partitions(
         _d.encode_partition, shared, names, cache_mib, meta=_d.meta_frame(names)

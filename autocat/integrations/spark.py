@@ -13,7 +13,7 @@ import logging
 import pickle
 import time
 from collections.abc import Iterator
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
 import pandas as pd
@@ -114,11 +114,7 @@ def transform(
 
     names = _d.feature_names(estimator)
     _d.check_columns(estimator, list(sdf.columns), "Spark DataFrame")
-    if not isinstance(cache_mib, Real) or cache_mib < 0:
-        raise ValueError(
-            "The 'cache_mib' parameter of autocat.integrations.spark.transform must "
-            f"be a number >= 0 (MiB; 0 disables the cache). Got {cache_mib!r}."
-        )
+    _d.check_cache_mib(cache_mib, "spark.transform")
     if batch_rows is not None and (
         not isinstance(batch_rows, Integral) or batch_rows < 1
     ):
