@@ -565,12 +565,15 @@ def auto_fit(
         if len(y) > FALLBACK_ROWS:
             first_result_by = deadline - RESCUE_SHARE * float(time_budget or 0.0)
     fit_rows = len(splits[0][0]) * (1 - STOP_FRACTION)
+    encoded_rows = len(splits[0][0]) + len(splits[0][1])
 
     def reserve(best: TrialRecord) -> float:
         # The refit of the best trial, or, when it cannot fit, the vectorizers
         # of its fold models; and the ensemble's selection (a small share).
         selection = min(2.0, 0.05 * float(time_budget or 0.0))
-        refit = REFIT_MARGIN * refit_seconds(best, len(y), fit_rows)
+        refit = REFIT_MARGIN * refit_seconds(
+            best, len(y), fit_rows, encoded_rows, total_threads
+        )
         rebuild = fold_models_seconds(best, len(best.fold_seconds))
         return final_reserve(refit, selection, time.monotonic(), deadline, rebuild)
 

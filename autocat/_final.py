@@ -62,6 +62,10 @@ FALLBACK_ROWS = 1_000
 _RESCUE_GROWTH = 4
 # ... and at least this many times, or all rows (a smaller step is not worth it).
 _RESCUE_MIN_GROWTH = 1.5
+# Share of XGBoost's boosting that more threads do not speed up, for the refit
+# estimate: conservative (histogram building scales, the per-round bookkeeping and
+# small nodes do not), so that a refit is rarely started without time to finish.
+_BOOST_SERIAL_SHARE = 0.3
 # Groups of validation rows for the cross-validated score of a holdout search.
 _HOLDOUT_GROUPS = 5
 _WARM = False
@@ -117,18 +121,47 @@ def warm_kernels() -> None:
     _WARM = True
 
 
-def refit_seconds(record: TrialRecord, n_rows: int, fit_rows: float) -> float:
-    """Estimated seconds of refitting ``record`` on ``n_rows`` rows."""
+def refit_seconds(
+    record: TrialRecord,
+    n_rows: int,
+    fit_rows: float,
+    encoded_rows: float,
+    threads: int,
+) -> float:
+    """Estimated seconds of refitting ``record`` on ``n_rows`` rows.
+
+    Each fold of the trial encoded ``encoded_rows`` rows (its training and
+    validation rows) and boosted on ``fit_rows`` with ``record.threads``
+    threads; the refit encodes and boosts ``n_rows`` with ``threads``. Encoding
+    (and the fold's prediction) scales with the rows encoded; boosting with the
+    rows, the trees of the refit (the folds also grew early stopping's waiting
+    rounds) and the threads, as Amdahl's law allows with a serial share of
+    :data:`_BOOST_SERIAL_SHARE`.
+
+    Examples
+    --------
+    >>> from autocat._trials import TrialRecord
+    >>> record = TrialRecord(0, {}, rounds=[10], fold_seconds=[3.0],
+    ...                      boost_seconds=[2.0], boosted_rounds=[20], threads=1)
+    >>> refit_seconds(record, 100, fit_rows=50, encoded_rows=100, threads=1)
+    3.0
+    >>> round(refit_seconds(record, 100, fit_rows=50, encoded_rows=100, threads=2), 3)
+    2.3
+    """
     if not record.fold_seconds:
         return 0.0
-    scale = n_rows / max(1.0, fit_rows)
     if not record.boost_seconds:
-        return float(np.median(record.fold_seconds)) * scale
-    # Encoding and prediction scale with the rows; boosting with the rows and with
-    # the trees of the refit (the folds also grew early stopping's waiting rounds).
+        return float(np.median(record.fold_seconds)) * n_rows / max(1.0, fit_rows)
     other = np.median(np.subtract(record.fold_seconds, record.boost_seconds))
     per_tree = np.median(np.divide(record.boost_seconds, record.boosted_rounds))
-    return float(max(0.0, other) + per_tree * record.n_estimators) * scale
+    boost = per_tree * record.n_estimators * n_rows / max(1.0, fit_rows)
+    speedup = _amdahl(max(1, threads) / max(1, record.threads))
+    return float(max(0.0, other) * n_rows / max(1.0, encoded_rows) + boost / speedup)
+
+
+def _amdahl(ratio: float) -> float:
+    """Speed-up of boosting with ``ratio`` times the threads."""
+    return 1.0 / (_BOOST_SERIAL_SHARE + (1.0 - _BOOST_SERIAL_SHARE) / ratio)
 
 
 def fold_models_seconds(record: TrialRecord, n_folds: int) -> float:
@@ -388,6 +421,11 @@ def final_model(
     )
     budget = Budget(deadline)
     fit_rows = len(used[0][0]) * (1 - STOP_FRACTION)
+    encoded_rows = len(used[0][0]) + len(used[0][1])
+
+    def estimate(record: TrialRecord) -> float:
+        return refit_seconds(record, len(y), fit_rows, encoded_rows, n_threads)
+
     order = [int(i) for i in np.argsort(-weights, kind="stable") if weights[i] > 0]
     estimators: list[Any] = []
     members: list[dict[str, Any]] = []
@@ -396,14 +434,17 @@ def final_model(
     n_dropped = 0
     for index in order:
         record = records[index]
-        estimate = refit_seconds(record, len(y), fit_rows)
+        rebuild = fold_models_seconds(record, len(used))
+        # There must be a model: the first member's refit may use only the time
+        # its fold models would not need, so that a refit cut short leaves them
+        # time. A later member whose refit is cut is left out instead.
+        keep = 0.0 if estimators else REFIT_MARGIN * rebuild
         fitted = None
-        if budget.left() >= REFIT_MARGIN * estimate:
-            fitted = _refit(record, X, y, task, random_state, n_threads, budget,
-                            specific_transformers)  # fmt: skip
+        if budget.left() - keep >= REFIT_MARGIN * estimate(record):
+            fitted = _refit(record, X, y, task, random_state, n_threads,
+                            _sooner(budget, keep), specific_transformers)  # fmt: skip
         how = "refit"
         if fitted is None:
-            rebuild = fold_models_seconds(record, len(used))
             if estimators and budget.left() < REFIT_MARGIN * rebuild:
                 n_dropped += 1  # the members kept are the heavier ones
                 continue
@@ -420,8 +461,10 @@ def final_model(
     if best_pipeline is None:  # the best trial is not a member: its own model
         best = records[0]
         best_pipeline = None
-        if budget.left() >= REFIT_MARGIN * refit_seconds(best, len(y), fit_rows):
-            best_pipeline = _refit(best, X, y, task, random_state, n_threads, budget,
+        keep = REFIT_MARGIN * fold_models_seconds(best, 1)
+        if budget.left() - keep >= REFIT_MARGIN * estimate(best):
+            best_pipeline = _refit(best, X, y, task, random_state, n_threads,
+                                   _sooner(budget, keep),
                                    specific_transformers)  # fmt: skip
         if best_pipeline is None:
             best_pipeline = _fold_models(best, X, y, task, used[:1], random_state,
@@ -456,6 +499,13 @@ def final_model(
         seconds=time.monotonic() - start,
         notes=notes,
     )
+
+
+def _sooner(budget: Budget, seconds: float) -> Budget:
+    """Return the same budget, ending ``seconds`` earlier."""
+    if budget.deadline is None or seconds <= 0:
+        return budget
+    return Budget(budget.deadline - seconds)
 
 
 def _single_pipeline(fitted: Any) -> Pipeline:

@@ -319,6 +319,8 @@ class TrialRecord:
     boost_seconds, boosted_rounds : list
         Time XGBoost took on each fold, and the trees it grew there (early
         stopping's choice plus the rounds it waited).
+    threads : int
+        XGBoost threads the folds were boosted with.
     """
 
     number: int
@@ -330,6 +332,7 @@ class TrialRecord:
     fold_seconds: list[float] = field(default_factory=list)
     boost_seconds: list[float] = field(default_factory=list)
     boosted_rounds: list[int] = field(default_factory=list)
+    threads: int = 1
 
     @property
     def score(self) -> float:
@@ -454,6 +457,9 @@ class TrialRunner:
         if nested is not None and wide is not recipe:
             keep = nested(int(recipe.params()["n_components"]))
             if len(keep) < X_train.shape[1]:
+                # Encoding the recipe's own dimension costs about its share of
+                # the wide encoding's columns (min-hash cost grows with d).
+                seconds *= len(keep) / X_train.shape[1]
                 X_train, X_valid = X_train[:, keep], X_valid[:, keep]
         return X_train, X_valid, seconds
 
@@ -461,7 +467,9 @@ class TrialRunner:
     def run(self, trial: optuna.Trial | None, params: dict[str, Any]) -> TrialRecord:
         """Score ``params`` on every fold; raise BudgetExhausted if cut."""
         number = -1 if trial is None else trial.number
-        record = TrialRecord(number=number, params=dict(params))
+        record = TrialRecord(
+            number=number, params=dict(params), threads=self.xgb_threads
+        )
         recipe = self.recipe(params)
         fold = 0
         while fold < self.n_folds:

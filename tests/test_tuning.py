@@ -16,6 +16,7 @@ from autocat._final import final_reserve
 from autocat._recipe import Recipe
 from autocat._search_space import default_params
 from autocat._trials import (
+    _MAX_COMPONENTS,
     PRUNE_EVERY,
     EncodingCache,
     TrialRunner,
@@ -196,6 +197,21 @@ def test_minhash_encodings_are_nested(problem, d):
     # Every min-hash dimension is cut from one encoding.
     runner.encoded(Recipe(n_components=50, cardinality_threshold=10), 1)
     assert runner.cache.misses == 1
+
+
+def test_a_nested_encoding_costs_its_share_of_the_wide_one(problem):
+    # A trial served from the wide min-hash encoding is charged the share of its
+    # columns, not the whole wide encoding (the refit encodes only its own d).
+    runner = _runner(problem)
+    wide, _, wide_seconds = runner.encoded(
+        Recipe(n_components=_MAX_COMPONENTS, cardinality_threshold=10), 0
+    )
+    narrow, _, seconds = runner.encoded(
+        Recipe(n_components=10, cardinality_threshold=10), 0
+    )
+    assert runner.cache.misses == 1
+    assert seconds == pytest.approx(wide_seconds * narrow.shape[1] / wide.shape[1])
+    assert narrow.shape[1] < wide.shape[1] / 3
 
 
 def test_equivalent_vectorizers_share_one_encoding(problem):
@@ -417,6 +433,54 @@ def test_a_finished_trial_lets_the_search_run_past_first_result_by(problem):
     finished = [t.datetime_complete.timestamp() for t in outcome.study.trials]
     assert max(finished) - min(finished) > 3.0  # trials finished after first_by
     assert len(outcome.records) >= 2
+
+
+def test_refit_estimate_scales_encoding_by_rows_and_boosting_by_rows_trees_threads():
+    from autocat._final import refit_seconds
+    from autocat._trials import TrialRecord
+
+    # Two folds: 1 s of encoding each, boosting 0.01 s per tree grown (early
+    # stopping kept 60 and 100 of 110 and 150 trees): the refit grows 80 trees.
+    record = TrialRecord(number=0, params={}, threads=2)
+    record.fold_seconds, record.boost_seconds = [2.1, 2.5], [1.1, 1.5]
+    record.boosted_rounds, record.rounds = [110, 150], [60, 100]
+
+    def estimate(n_rows=1000, fit_rows=1000, encoded_rows=1000, threads=2):
+        return refit_seconds(record, n_rows, fit_rows, encoded_rows, threads)
+
+    assert estimate() == pytest.approx(1.0 + 0.8)  # the folds' own conditions
+    assert estimate(n_rows=2000, encoded_rows=1000) == pytest.approx(2.0 + 1.6)
+    assert estimate(fit_rows=500) == pytest.approx(1.0 + 1.6)  # boosting only
+    # More threads speed boosting up, but less than in proportion (a serial
+    # share remains); fewer threads slow it down, at most in proportion.
+    assert 1.0 + 0.8 / 8 < estimate(threads=16) < estimate(threads=4) < 1.8
+    assert 1.8 < estimate(threads=1) <= 1.0 + 0.8 * 2
+
+
+def test_a_cut_refit_of_the_first_member_leaves_time_for_its_fold_models(
+    problem, monkeypatch
+):
+    # The refit of the model's first member runs under a deadline moved earlier
+    # by its fold models' (margined) time: if it is cut, they still fit in time.
+    import autocat._final
+    from autocat._final import REFIT_MARGIN, final_model
+
+    X, y, splits = problem
+    outcome = _tune(problem, n_trials=3)
+    deadlines = []
+    real_refit = autocat._final._refit
+
+    def spy(*args):
+        deadlines.append(args[6].deadline)
+        return real_refit(*args)
+
+    monkeypatch.setattr(autocat._final, "_refit", spy)
+    monkeypatch.setattr(autocat._final, "refit_seconds", lambda *a: 0.1)
+    monkeypatch.setattr(autocat._final, "fold_models_seconds", lambda *a: 4.0)
+    deadline = time.monotonic() + 60.0
+    final_model(outcome, X, y, "regression", "r2", splits, 0, 1, deadline, True)
+    assert deadlines[0] == pytest.approx(deadline - REFIT_MARGIN * 4.0)
+    assert all(d == deadline for d in deadlines[1:])  # later members may be dropped
 
 
 def test_fold_models_seconds_is_the_folds_time_less_their_boosting():
