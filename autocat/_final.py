@@ -62,10 +62,11 @@ FALLBACK_ROWS = 1_000
 _RESCUE_GROWTH = 4
 # ... and at least this many times, or all rows (a smaller step is not worth it).
 _RESCUE_MIN_GROWTH = 1.5
-# Share of XGBoost's boosting that more threads do not speed up, for the refit
-# estimate: conservative (histogram building scales, the per-round bookkeeping and
-# small nodes do not), so that a refit is rarely started without time to finish.
-_BOOST_SERIAL_SHARE = 0.3
+# Share of a refit that more threads do not speed up, for its estimate:
+# conservative (XGBoost's histograms and the encoders' row chunks scale; the
+# per-round bookkeeping, small nodes and single-threaded encoders do not), so that
+# a refit is rarely started without the time to finish.
+_SERIAL_SHARE = 0.3
 # Groups of validation rows for the cross-validated score of a holdout search.
 _HOLDOUT_GROUPS = 5
 _WARM = False
@@ -132,11 +133,14 @@ def refit_seconds(
 
     Each fold of the trial encoded ``encoded_rows`` rows (its training and
     validation rows) and boosted on ``fit_rows`` with ``record.threads``
-    threads; the refit encodes and boosts ``n_rows`` with ``threads``. Encoding
-    (and the fold's prediction) scales with the rows encoded; boosting with the
-    rows, the trees of the refit (the folds also grew early stopping's waiting
-    rounds) and the threads, as Amdahl's law allows with a serial share of
-    :data:`_BOOST_SERIAL_SHARE`.
+    threads, beside the other trials of its batch; the refit encodes and boosts
+    ``n_rows`` alone, with ``threads``. Encoding (and the fold's prediction)
+    scales with the rows encoded; boosting with the rows and the trees of the
+    refit (the folds also grew early stopping's waiting rounds). Both speed up
+    with the threads as Amdahl's law allows with a serial share of
+    :data:`_SERIAL_SHARE`: the encoders use their threads too, and what they
+    run under the interpreter's lock was slowed down in the folds by the trials
+    running beside them.
 
     Examples
     --------
@@ -145,8 +149,8 @@ def refit_seconds(
     ...                      boost_seconds=[2.0], boosted_rounds=[20], threads=1)
     >>> refit_seconds(record, 100, fit_rows=50, encoded_rows=100, threads=1)
     3.0
-    >>> round(refit_seconds(record, 100, fit_rows=50, encoded_rows=100, threads=2), 3)
-    2.3
+    >>> round(refit_seconds(record, 100, fit_rows=50, encoded_rows=100, threads=2), 2)
+    1.95
     """
     if not record.fold_seconds:
         return 0.0
@@ -155,13 +159,13 @@ def refit_seconds(
     other = np.median(np.subtract(record.fold_seconds, record.boost_seconds))
     per_tree = np.median(np.divide(record.boost_seconds, record.boosted_rounds))
     boost = per_tree * record.n_estimators * n_rows / max(1.0, fit_rows)
-    speedup = _amdahl(max(1, threads) / max(1, record.threads))
-    return float(max(0.0, other) * n_rows / max(1.0, encoded_rows) + boost / speedup)
+    encode = max(0.0, other) * n_rows / max(1.0, encoded_rows)
+    return float((encode + boost) / _amdahl(max(1, threads) / max(1, record.threads)))
 
 
 def _amdahl(ratio: float) -> float:
-    """Speed-up of boosting with ``ratio`` times the threads."""
-    return 1.0 / (_BOOST_SERIAL_SHARE + (1.0 - _BOOST_SERIAL_SHARE) / ratio)
+    """Speed-up of a refit with ``ratio`` times the threads of its trial."""
+    return 1.0 / (_SERIAL_SHARE + (1.0 - _SERIAL_SHARE) / ratio)
 
 
 def fold_models_seconds(record: TrialRecord, n_folds: int) -> float:
