@@ -143,7 +143,7 @@ def bench_dask(folder, vectorizer, n_rows, reference, repeat=1, cache_mib=None):
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",
         memory_limit="6GiB",
     )
     client = Client(cluster)
@@ -349,13 +349,17 @@ def main(argv=None):
     args = parser.parse_args(argv)
     n_rows = 10_000_000 if args.full else args.rows
     import dask
-    import pyspark
     import xgboost
 
+    spark_version = "not run"
+    if not args.no_spark:
+        import pyspark
+
+        spark_version = pyspark.__version__
     print(
         f"{platform.machine()}, {os.cpu_count()} logical cores, python "
         f"{platform.python_version()}, pandas {pd.__version__}, dask "
-        f"{dask.__version__}, pyspark {pyspark.__version__}, xgboost "
+        f"{dask.__version__}, pyspark {spark_version}, xgboost "
         f"{xgboost.__version__}; {n_rows:,} rows, partitions of "
         f"{args.partition_rows:,}"
     )

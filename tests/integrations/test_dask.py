@@ -32,7 +32,9 @@ def client():
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            # a free port: the default 8787 may be taken, by another test
+            # process's cluster for one (the fallback to another port warns)
+            dashboard_address="127.0.0.1:0",
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -52,6 +54,14 @@ def _table(n, seed, *, offset=0):
         },
         index=pd.RangeIndex(offset, offset + n),
     )
+
+
+def _parquet_files(frame, n_files, folder):
+    """Write ``frame`` as ``n_files`` Parquet files and read them with Dask."""
+    folder.mkdir()
+    for k, part in enumerate(np.array_split(np.arange(len(frame)), n_files)):
+        frame.iloc[part].to_parquet(folder / f"part-{k:03d}.parquet", index=False)
+    return dd.read_parquet(folder)
 
 
 def _from_frames(frames, meta):
@@ -234,6 +244,31 @@ def test_vectorizer_fit_counts_distinct_values_over_all_rows(client):
     assert out.to_numpy().tobytes() == fitted.transform(frame).tobytes()
 
 
+# dask 2026.8's Parquet reader still passes ``inplace=`` to pandas 3.1
+@pytest.mark.filterwarnings("ignore:The inplace keyword:pandas.errors.Pandas4Warning")
+def test_features_and_labels_keep_the_partitions_of_a_parquet_source(tmp_path):
+    # xgboost.dask needs features and labels partitioned alike. Read from
+    # Parquet, a projection of the target alone is fused into fewer partitions
+    # by Dask's optimizer (a 10M-row auto_fit failed so); mapped from one
+    # projection, both keep the same partitions and rows.
+    from autocat.integrations.dask import _features_and_labels
+
+    frame = _table(1_200, 3).assign(y=np.arange(1_200, dtype=float))
+    ddf = _parquet_files(frame, 12, tmp_path / "rows")
+    assert ddf["y"].optimize().npartitions < 12  # the trap is there
+    columns = ["job", "dept", "x", "when"]
+    vectorizer = TableVectorizer().fit(frame[columns])
+    X, y = _features_and_labels(vectorizer, ddf, columns, "y")
+    assert X.optimize().npartitions == y.optimize().npartitions == 12
+    with dask.config.set(scheduler="sync"):
+        encoded, labels, rows = dask.compute(X, y, ddf)
+    expected = vectorizer.transform(rows[columns])
+    assert encoded.to_numpy().tobytes() == expected.tobytes()
+    np.testing.assert_array_equal(labels.to_numpy(), frame["y"].to_numpy())
+
+
+# dask 2026.8's Parquet reader still passes ``inplace=`` to pandas 3.1
+@pytest.mark.filterwarnings("ignore:The inplace keyword:pandas.errors.Pandas4Warning")
 @pytest.mark.slow
 # the toy target is a function of one column, which autocat rightly flags
 @pytest.mark.filterwarnings("ignore::autocat._column_kinds.SuspiciousColumnWarning")
@@ -250,7 +285,9 @@ def test_auto_fit_trains_on_all_rows_and_predicts_pandas_and_dask(
         df["y"] = years * 2.0 + pd.Series(jobs).str[-1].astype(int).to_numpy()
     else:
         df["y"] = np.where(years > 15, "senior", "junior")
-    ddf = dd.from_pandas(df, npartitions=3)
+    # From Parquet files: Dask's optimizer fuses the partitions of a projection
+    # of few columns, so features and labels projected apart would not align.
+    ddf = _parquet_files(df, 12, tmp_path / "rows")
     result = autocat_dask.auto_fit(
         ddf,
         "y",
