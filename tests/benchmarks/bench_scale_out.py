@@ -38,10 +38,10 @@ import hashlib
 import os
 import pickle
 import platform
-import resource
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -89,8 +89,34 @@ def _checksum(encoded):
     )
 
 
-def _peak_rss_mib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+class _ResidentPeaks:
+    """Sample the resident memory of processes every 50 ms; keep each's peak.
+
+    ``getrusage``'s ``ru_maxrss`` is no measure here: a worker started by
+    forking reports its parent's peak (the benchmark's table) as its own, and
+    both workers then showed the same figure.
+    """
+
+    def __init__(self, pids):
+        import psutil
+
+        self.processes = [psutil.Process(pid) for pid in pids]
+        self.peaks = [p.memory_info().rss / 2**20 for p in self.processes]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self):
+        while not self._stop.wait(0.05):
+            for i, process in enumerate(self.processes):
+                self.peaks[i] = max(self.peaks[i], process.memory_info().rss / 2**20)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
 
 
 def _cache_mib():
@@ -165,11 +191,13 @@ def bench_dask(folder, vectorizer, n_rows, reference, repeat=1, cache_mib=None):
     warm = pd.read_parquet(next(Path(folder).glob("*.parquet")))[columns].head(1_000)
     client.run(vectorizer.transform, warm)
     runs = []
-    for _ in range(repeat):
-        client.run(clear)  # each run starts with empty caches of min-hash rows
-        start = time.perf_counter()
-        rows = int(counts.compute()["rows"].sum())
-        runs.append(time.perf_counter() - start)
+    pids = list(client.run(os.getpid).values())
+    with _ResidentPeaks(pids) as resident:
+        for _ in range(repeat):
+            client.run(clear)  # each run starts with empty caches of min-hash rows
+            start = time.perf_counter()
+            rows = int(counts.compute()["rows"].sum())
+            runs.append(time.perf_counter() - start)
     seconds = float(np.median(runs))
     client.run(clear)
     result = checksums.compute()
@@ -181,7 +209,6 @@ def bench_dask(folder, vectorizer, n_rows, reference, repeat=1, cache_mib=None):
         )
         and int(result["rows"].sum()) == n_rows == rows
     )
-    peaks = client.run(_peak_rss_mib)
     caches = client.run(_cache_mib)
     partition_mib = (
         ddf.map_partitions(lambda p: pd.Series([p.memory_usage(deep=True).sum()]))
@@ -192,7 +219,8 @@ def bench_dask(folder, vectorizer, n_rows, reference, repeat=1, cache_mib=None):
     encoder_mib = len(pickle.dumps(vectorizer)) / 2**20
     print(
         f"dask, 2 workers x 1 thread: {_rate(n_rows, seconds)}; identical: {same}; "
-        f"peak RSS per worker (MiB): {[round(v) for v in peaks.values()]}, of which "
+        f"peak RSS per worker in the timed runs (MiB, sampled every 50 ms): "
+        f"{[round(v) for v in resident.peaks]}, of which "
         f"min-hash cache {[round(v, 1) for v in caches.values()]}; largest "
         f"partition in memory {partition_mib:,.0f} MiB + its output "
         f"{result['rows'].max() * reference.shape[1] * 4 / 2**20:,.0f} MiB; "
