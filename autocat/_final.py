@@ -156,7 +156,7 @@ def refit_seconds(
         return 0.0
     if not record.boost_seconds:
         return float(np.median(record.fold_seconds)) * n_rows / max(1.0, fit_rows)
-    other = np.median(np.subtract(record.fold_seconds, record.boost_seconds))
+    other = np.median(_encoding_seconds(record))
     per_tree = np.median(np.divide(record.boost_seconds, record.boosted_rounds))
     boost = per_tree * record.n_estimators * n_rows / max(1.0, fit_rows)
     encode = max(0.0, other) * n_rows / max(1.0, encoded_rows)
@@ -173,10 +173,19 @@ def fold_models_seconds(record: TrialRecord, n_folds: int) -> float:
 
     Their boosters are kept from the search; their vectorizers are fitted again
     on each fold's training rows, which costs about the fold's encoding (and
-    prediction): the fold's time less its boosting.
+    prediction): the fold's time less its boosting, at the trial's own min-hash
+    dimension.
     """
-    spent = np.subtract(record.fold_seconds, record.boost_seconds)[:n_folds]
+    spent = _encoding_seconds(record)[:n_folds]
     return float(np.clip(spent, 0.0, None).sum())
+
+
+def _encoding_seconds(record: TrialRecord) -> np.ndarray:
+    """Each fold's time less its boosting, at the trial's own encoding dimension."""
+    spent = np.subtract(record.fold_seconds, record.boost_seconds)
+    if len(record.nested_savings) == len(spent):
+        spent = spent - np.asarray(record.nested_savings)
+    return spent
 
 
 def final_reserve(

@@ -321,6 +321,9 @@ class TrialRecord:
         stopping's choice plus the rounds it waited).
     threads : int
         XGBoost threads the folds were boosted with.
+    nested_savings : list of float
+        Seconds of each fold's encoding that encoding at the trial's own
+        min-hash dimension would not pay (the search encodes the widest once).
     """
 
     number: int
@@ -333,6 +336,7 @@ class TrialRecord:
     boost_seconds: list[float] = field(default_factory=list)
     boosted_rounds: list[int] = field(default_factory=list)
     threads: int = 1
+    nested_savings: list[float] = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -437,8 +441,14 @@ class TrialRunner:
         """Whether the recipe's min-hash dimensions can be cut from a wide one."""
         return recipe.encoder == "minhash" and not recipe.specific_transformers
 
-    def encoded(self, recipe: Recipe, fold: int) -> tuple[Any, Any, float]:
-        """Return ``(X_train, X_valid, seconds)`` of a fold, from the cache if can."""
+    def encoded(self, recipe: Recipe, fold: int) -> tuple[Any, Any, float, float]:
+        """Return ``(X_train, X_valid, seconds, own_seconds)`` of a fold.
+
+        From the cache if it can. ``seconds`` is what encoding the fold costs from
+        scratch (for a min-hash recipe, at the widest dimension, which the search
+        encodes once); ``own_seconds``, what encoding at the recipe's own
+        dimension would cost, as a refit does.
+        """
         if self.nested(recipe):
             # Encode at the largest dimension once; smaller ones are its columns.
             wide = self.recipe({**recipe.params(), "n_components": _MAX_COMPONENTS})
@@ -454,14 +464,15 @@ class TrialRunner:
             seconds = time.perf_counter() - start
             entry = (X_train, (X_valid, nested), seconds)
             self.cache.put(self._key(wide, fold), entry)
+        own_seconds = seconds
         if nested is not None and wide is not recipe:
             keep = nested(int(recipe.params()["n_components"]))
             if len(keep) < X_train.shape[1]:
                 # Encoding the recipe's own dimension costs about its share of
                 # the wide encoding's columns (min-hash cost grows with d).
-                seconds *= len(keep) / X_train.shape[1]
+                own_seconds = seconds * len(keep) / X_train.shape[1]
                 X_train, X_valid = X_train[:, keep], X_valid[:, keep]
-        return X_train, X_valid, seconds
+        return X_train, X_valid, seconds, own_seconds
 
     # -- one trial --------------------------------------------------------------
     def run(self, trial: optuna.Trial | None, params: dict[str, Any]) -> TrialRecord:
@@ -476,7 +487,7 @@ class TrialRunner:
             if self.budget.exhausted():
                 raise BudgetExhausted(f"trial {number} cut by the time budget")
             with budget_scope(self.budget):
-                X_train, X_valid, encode_s = self.encoded(recipe, fold)
+                X_train, X_valid, encode_s, own_encode_s = self.encoded(recipe, fold)
             train, valid = self.splits[fold]
             fit, stop = self.inner[fold]
             fit_start = time.perf_counter()
@@ -513,6 +524,7 @@ class TrialRunner:
             record.models.append(model)
             # The cost of the fold from scratch (its encoding even if cached).
             record.fold_seconds.append(time.perf_counter() - fit_start + encode_s)
+            record.nested_savings.append(encode_s - own_encode_s)
             fold += 1
             if fold == 1:
                 self.maybe_switch_to_holdout(record.fold_seconds[0])

@@ -189,7 +189,7 @@ def test_minhash_encodings_are_nested(problem, d):
     X, y, splits = problem
     runner = _runner(problem)
     recipe = Recipe(n_components=d, cardinality_threshold=10)
-    X_train, X_valid, _ = runner.encoded(recipe, 1)
+    X_train, X_valid, _, _ = runner.encoded(recipe, 1)
     train, valid = splits[1]
     expected = recipe.build_vectorizer().fit(X.iloc[train], y[train])
     np.testing.assert_array_equal(X_train, expected.transform(X.iloc[train]))
@@ -200,18 +200,27 @@ def test_minhash_encodings_are_nested(problem, d):
 
 
 def test_a_nested_encoding_costs_its_share_of_the_wide_one(problem):
-    # A trial served from the wide min-hash encoding is charged the share of its
-    # columns, not the whole wide encoding (the refit encodes only its own d).
+    # A trial served from the wide min-hash encoding costs, from scratch, the
+    # whole wide encoding (what the search pays: the protocol and the trials'
+    # cost are planned on it), and at its own dimension, as a refit encodes, the
+    # share of its columns; the record keeps the difference.
     runner = _runner(problem)
-    wide, _, wide_seconds = runner.encoded(
+    wide, _, wide_seconds, own = runner.encoded(
         Recipe(n_components=_MAX_COMPONENTS, cardinality_threshold=10), 0
     )
-    narrow, _, seconds = runner.encoded(
+    assert own == wide_seconds
+    narrow, _, seconds, own = runner.encoded(
         Recipe(n_components=10, cardinality_threshold=10), 0
     )
     assert runner.cache.misses == 1
-    assert seconds == pytest.approx(wide_seconds * narrow.shape[1] / wide.shape[1])
+    assert seconds == wide_seconds
+    assert own == pytest.approx(wide_seconds * narrow.shape[1] / wide.shape[1])
     assert narrow.shape[1] < wide.shape[1] / 3
+    record = runner.run(
+        None, Recipe(n_components=10, cardinality_threshold=10).params()
+    )
+    pairs = zip(record.nested_savings, record.fold_seconds, strict=True)
+    assert all(0 < saved < spent for saved, spent in pairs)
 
 
 def test_equivalent_vectorizers_share_one_encoding(problem):

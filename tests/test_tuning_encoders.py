@@ -31,12 +31,12 @@ def test_text_and_target_parameters_are_part_of_the_encoding_key():
         random_state=0, xgb_threads=1, cache=EncodingCache(), budget=Budget(None),
         n_classes=0,
     )  # fmt: skip
-    wide, _, _ = objective.encoded(Recipe(text_encoder="text"), 0)
-    narrow, _, _ = objective.encoded(
+    wide, _, _, _ = objective.encoded(Recipe(text_encoder="text"), 0)
+    narrow, _, _, _ = objective.encoded(
         Recipe(text_encoder="text", text_n_components=10), 0
     )
     assert (wide.shape[1], narrow.shape[1]) == (31, 11)
-    word, _, _ = objective.encoded(
+    word, _, _, _ = objective.encoded(
         Recipe(text_encoder="text", text_n_components=10, text_analyzer="word"), 0
     )
     assert not np.array_equal(word, narrow)
@@ -46,5 +46,5 @@ def test_text_and_target_parameters_are_part_of_the_encoding_key():
     other = Recipe(cardinality_threshold=500, encoder="target", text_analyzer="word")
     assert objective._key(low, 0) == objective._key(other, 0)
     forced = Recipe(specific_transformers={"notes": "target"}, n_components=5)
-    target, _, _ = objective.encoded(forced, 0)
+    target, _, _, _ = objective.encoded(forced, 0)
     assert target.shape[1] == 2
