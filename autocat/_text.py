@@ -12,6 +12,7 @@ from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
+from autocat._budget import check_budget
 from autocat._dataframe import check_not_empty, column_values, encode_columns, to_2d
 from autocat._factorize import factorize_strings
 from autocat._ngrams import check_ngram_range
@@ -203,6 +204,7 @@ class TextEncoder(TransformerMixin, BaseEstimator):
         n_documents = float(counts.sum())
         vectorizers, idfs, blocks = [], [], []
         for vectorizer in self._new_vectorizers():
+            check_budget()  # a time budget may cut a fit between its stages
             try:
                 terms = vectorizer.fit_transform(strings).tocsr()
             except ValueError:  # no term at all (empty strings, no values)
@@ -216,6 +218,7 @@ class TextEncoder(TransformerMixin, BaseEstimator):
             blocks.append(terms)
         tfidf = self._tfidf(blocks, idfs)
         weighted = sparse.diags(np.sqrt(counts)) @ tfidf
+        check_budget()
         return _ColumnModel(vectorizers, idfs, self._components(weighted, seed))
 
     def _tfidf(self, blocks: list[Any], idfs: list[np.ndarray]) -> Any:
@@ -280,7 +283,10 @@ class TextEncoder(TransformerMixin, BaseEstimator):
         codes, strings = self._factorize(values, name)
         table = np.empty((len(strings) + 1, self.n_components), dtype=np.float32)
         if strings:
-            blocks = [v.transform(strings) for v in model.vectorizers]
+            blocks = []
+            for vectorizer in model.vectorizers:
+                check_budget()
+                blocks.append(vectorizer.transform(strings))
             tfidf = self._tfidf(blocks, model.idfs)
             table[:-1] = tfidf @ model.components.T
         table[-1] = np.nan if self.handle_missing == "nan" else 0.0

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from autocat import TextEncoder
+from autocat._budget import Budget, BudgetExhausted, budget_scope
 
 SPEAKS = [
     "english",
@@ -95,3 +98,28 @@ def test_invalid_parameters():
         TextEncoder(analyzer="sentence").fit(frame)
     with pytest.raises(ValueError, match="ngram_range"):
         TextEncoder(ngram_range=(4, 3)).fit(frame)
+
+
+@pytest.mark.parametrize("stage", ["fit_transform", "transform"])
+def test_a_time_budget_that_runs_out_cuts_it_between_stages(stage, monkeypatch):
+    # Inside a search, a budget that runs out while the encoder tokenizes stops
+    # it at the next stage (the other vocabulary, the SVD) instead of its end.
+    X = pd.DataFrame(
+        {"title": [f"senior engineer {i % 40} team {i}" for i in range(300)]}
+    )
+    fitted = TextEncoder(n_components=5, analyzer="both", random_state=0).fit(X)
+    budget = Budget(None)
+    calls = []
+    original = getattr(CountVectorizer, stage)
+
+    def tokenize_while_the_budget_runs_out(self, *args, **kwargs):
+        calls.append(stage)
+        budget.deadline = time.monotonic() - 1.0
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(CountVectorizer, stage, tokenize_while_the_budget_runs_out)
+    monkeypatch.setattr(TextEncoder, "_components", lambda *a: calls.append("svd"))
+    encoder = TextEncoder(n_components=5, analyzer="both", random_state=0)
+    with budget_scope(budget), pytest.raises(BudgetExhausted):
+        encoder.fit(X) if stage == "fit_transform" else fitted.transform(X)
+    assert calls == [stage]  # the word vocabulary only: no char n-grams, no SVD
