@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import inspect
 import statistics
 import sys
 import time
@@ -31,11 +30,12 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "recipes"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _tasks import load_task, score, splitter
+from final_model_calls import record_final_model_calls
 
 import autocat
-import autocat._auto
 import autocat._final
 
 
@@ -52,14 +52,8 @@ def main(argv=None):
     parser.add_argument("--splits", type=int, default=3)
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
-    build = autocat._final.final_model
-    calls = {}
-
-    def keep_arguments(*call_args, **call_kwargs):
-        calls["last"] = call_args, call_kwargs
-        return build(*call_args, **call_kwargs)
-
-    autocat._auto.final_model = keep_arguments
+    calls = record_final_model_calls()
+    build = calls["build"]
     differences = {}
     print("task, split, refit, fold models, members")
     for name in args.tasks:
@@ -78,7 +72,7 @@ def main(argv=None):
             refit = score(task, predict, X.iloc[test], y[test])
             # The same search, a deadline far away and no refit that "fits":
             # every member becomes the average of its fold models.
-            bound = inspect.signature(build).bind(*calls["last"][0], **calls["last"][1])
+            bound = calls["last"]
             bound.arguments["deadline"] = time.monotonic() + 1e6
             estimate = autocat._final.refit_seconds
             autocat._final.refit_seconds = lambda *a: float("inf")

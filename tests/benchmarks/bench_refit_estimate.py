@@ -22,16 +22,20 @@ a ratio below 1 costs a wasted refit, not the budget.
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import statistics
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import autocat
-import autocat._auto
 import autocat._final
 from autocat._budget import Budget
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from final_model_calls import record_final_model_calls
 
 
 def main(argv=None):
@@ -40,14 +44,7 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
-    build = autocat._final.final_model
-    calls = {}
-
-    def keep_arguments(*call_args, **call_kwargs):
-        calls["last"] = inspect.signature(build).bind(*call_args, **call_kwargs)
-        return build(*call_args, **call_kwargs)
-
-    autocat._auto.final_model = keep_arguments
+    calls = record_final_model_calls()
     X, y = autocat.datasets.load_employee_salaries(return_X_y=True)
     autocat.auto_fit(
         X.assign(salary=y),
