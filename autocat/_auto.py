@@ -22,19 +22,15 @@ from autocat._encoder_choice import check_specific
 from autocat._ensemble import fold_scorer
 from autocat._final import (
     FALLBACK_ROWS,
-    REFIT_MARGIN,
+    FinalReserve,
     fallback_model,
     final_model,
-    final_reserve,
-    fold_models_seconds,
-    refit_seconds,
     rescue_model,
     warm_kernels,
 )
 from autocat._recipe import TASKS
 from autocat._result import AutoResult
 from autocat._search_space import default_params, portfolio
-from autocat._trials import STOP_FRACTION, TrialRecord
 from autocat._tuning import resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
 
@@ -426,7 +422,9 @@ def auto_fit(
     stopping on part of the fold's training rows, and the validation rows are
     only scored. The finished trials' out-of-fold predictions are combined by
     greedy ensemble selection (Caruana et al., 2004), and each member is refit on
-    all rows when the budget allows it, otherwise its fold models are averaged.
+    all rows when the budget allows it, otherwise its fold models are averaged
+    (for the first member, only its first fold's model when the budget allows no
+    more).
 
     Parameters
     ----------
@@ -467,7 +465,8 @@ def auto_fit(
         The study's name in ``storage``; defaults to ``'autocat-<target>'``.
     n_jobs : int, default=-1
         CPU threads for the whole call (``-1``: all cores). Up to 8 trials run at
-        once and share them with their XGBoost models; the refit uses them all.
+        once and share them with their XGBoost models; the refit, and the first
+        trial of a time-budgeted search (it runs alone), use them all.
     show_progress : bool, default=True
         Show a progress bar (trials, best score, time left) on stderr.
     callbacks : sequence of callables, default=()
@@ -564,18 +563,15 @@ def auto_fit(
         fallback_s = time.perf_counter() - fallback_start
         if len(y) > FALLBACK_ROWS:
             first_result_by = deadline - RESCUE_SHARE * float(time_budget or 0.0)
-    fit_rows = len(splits[0][0]) * (1 - STOP_FRACTION)
-    encoded_rows = len(splits[0][0]) + len(splits[0][1])
-
-    def reserve(best: TrialRecord) -> float:
-        # The refit of the best trial, or, when it cannot fit, the vectorizers
-        # of its fold models; and the ensemble's selection (a small share).
-        selection = min(2.0, 0.05 * float(time_budget or 0.0))
-        refit = REFIT_MARGIN * refit_seconds(
-            best, len(y), fit_rows, encoded_rows, total_threads
-        )
-        rebuild = fold_models_seconds(best, len(best.fold_seconds))
-        return final_reserve(refit, selection, time.monotonic(), deadline, rebuild)
+    # The refit of the best trial (or its fold models) and the ensemble's
+    # selection (a small share of the budget).
+    reserve = FinalReserve(
+        len(y),
+        splits[0],
+        total_threads,
+        deadline,
+        selection_s=min(2.0, 0.05 * float(time_budget or 0.0)),
+    )
 
     notes: list[str] = []
     final_seconds = 0.0

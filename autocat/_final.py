@@ -5,7 +5,8 @@ what :func:`~autocat.auto_fit` returns. Greedy ensemble selection runs on the
 trials' out-of-fold predictions; each member is then refit on all rows when the
 time budget allows it, and otherwise is the average of the models the search
 already trained on its folds, so the result is always fully trained (a lighter
-member whose fold models can no longer be built in time is left out). The score
+member whose fold models can no longer be built in time is left out; the first
+member is then its first fold's model, whose time the search reserved). The score
 reported for the final model is cross-validated over the rows: the selection is
 made on all folds but one and scored on the one left out, in turn.
 """
@@ -30,6 +31,7 @@ from autocat._trials import (
     BudgetCallback,
     TrialRecord,
     inner_splits,
+    thread_speedup,
 )
 
 if TYPE_CHECKING:
@@ -43,6 +45,7 @@ __all__ = [
     "FALLBACK_ROWS",
     "REFIT_MARGIN",
     "FinalModel",
+    "FinalReserve",
     "fallback_model",
     "final_model",
     "final_reserve",
@@ -62,11 +65,6 @@ FALLBACK_ROWS = 1_000
 _RESCUE_GROWTH = 4
 # ... and at least this many times, or all rows (a smaller step is not worth it).
 _RESCUE_MIN_GROWTH = 1.5
-# Share of a refit that more threads do not speed up, for its estimate:
-# conservative (XGBoost's histograms and the encoders' row chunks scale; the
-# per-round bookkeeping, small nodes and single-threaded encoders do not), so that
-# a refit is rarely started without the time to finish.
-_SERIAL_SHARE = 0.3
 # Groups of validation rows for the cross-validated score of a holdout search.
 _HOLDOUT_GROUPS = 5
 _WARM = False
@@ -137,10 +135,9 @@ def refit_seconds(
     ``n_rows`` alone, with ``threads``. Encoding (and the fold's prediction)
     scales with the rows encoded; boosting with the rows and the trees of the
     refit (the folds also grew early stopping's waiting rounds). Both speed up
-    with the threads as Amdahl's law allows with a serial share of
-    :data:`_SERIAL_SHARE`: the encoders use their threads too, and what they
-    run under the interpreter's lock was slowed down in the folds by the trials
-    running beside them.
+    with the threads as Amdahl's law allows (:func:`~autocat._trials.thread_speedup`):
+    the encoders use their threads too, and what they run under the interpreter's
+    lock was slowed down in the folds by the trials running beside them.
 
     Examples
     --------
@@ -160,12 +157,8 @@ def refit_seconds(
     per_tree = np.median(np.divide(record.boost_seconds, record.boosted_rounds))
     boost = per_tree * record.n_estimators * n_rows / max(1.0, fit_rows)
     encode = max(0.0, other) * n_rows / max(1.0, encoded_rows)
-    return float((encode + boost) / _amdahl(max(1, threads) / max(1, record.threads)))
-
-
-def _amdahl(ratio: float) -> float:
-    """Speed-up of a refit with ``ratio`` times the threads of its trial."""
-    return 1.0 / (_SERIAL_SHARE + (1.0 - _SERIAL_SHARE) / ratio)
+    speedup = thread_speedup(max(1, threads) / max(1, record.threads))
+    return float((encode + boost) / speedup)
 
 
 def fold_models_seconds(record: TrialRecord, n_folds: int) -> float:
@@ -194,26 +187,109 @@ def final_reserve(
     now: float,
     deadline: float | None,
     fold_models_s: float = 0.0,
+    first_fold_s: float = 0.0,
 ) -> float:
     """Seconds the search leaves free before ``deadline`` for the final model.
 
     ``refit_s`` is the (margined) refit estimate of the best trial, ``selection_s``
     the ensemble selection's share, ``fold_models_s`` the time to rebuild the best
-    trial's fold models (their vectorizers). A refit that would not fit even if
-    the search stopped at ``now`` will not happen: keeping time for it would leave
-    the rest of the budget unused, so only the selection's share and the fold
-    models' time, the final model then, are kept.
+    trial's fold models (their vectorizers), ``first_fold_s`` the time to rebuild
+    its first fold's model only. A refit runs only with that first fold's time
+    kept behind it, so that a refit cut short still leaves a finished model: the
+    reserve for a refit includes it, as :func:`final_model` requires. A refit
+    that would not fit even if the search stopped at ``now`` will not happen:
+    keeping time for it would leave the rest of the budget unused, so only the
+    selection's share and the fold models' time, the final model then, are kept.
 
     Examples
     --------
-    >>> final_reserve(10.0, 2.0, now=0.0, deadline=30.0, fold_models_s=1.0)
-    12.0
-    >>> final_reserve(40.0, 2.0, now=0.0, deadline=30.0, fold_models_s=1.0)
-    3.0
+    >>> final_reserve(10.0, 2.0, now=0.0, deadline=30.0, fold_models_s=5.0,
+    ...               first_fold_s=1.0)
+    13.0
+    >>> final_reserve(40.0, 2.0, now=0.0, deadline=30.0, fold_models_s=5.0,
+    ...               first_fold_s=1.0)
+    7.0
     """
+    refit_s += first_fold_s
     if deadline is not None and now + refit_s + selection_s > deadline:
         return selection_s + fold_models_s
     return refit_s + selection_s
+
+
+class FinalReserve:
+    """Seconds a time-budgeted search keeps free for its final model.
+
+    Called after each batch with the best trial so far: the margined refit
+    estimate of that trial with its first fold's model behind it, or, when the
+    refit would not fit, the rebuild of its fold models; plus the ensemble
+    selection's share (see :func:`final_reserve`). Whether the refit fits is
+    decided once per best trial, when it became the best: the trials that its
+    reserve cuts end a little after the reserved time, and that delay must not
+    make the refit look too late then.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows of the refit.
+    split : (train, valid)
+        The search's first fold, whose rows the trials encoded and boosted.
+    threads : int
+        Threads of the refit.
+    deadline : float or None
+        ``time.monotonic()`` by which the final model must be finished.
+    selection_s : float
+        Seconds kept for the ensemble selection.
+    clock : callable, default=time.monotonic
+        The time now.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._trials import TrialRecord
+    >>> best = TrialRecord(0, {}, rounds=[10], fold_seconds=[3.0],
+    ...                    boost_seconds=[2.0], boosted_rounds=[20])
+    >>> split = (np.arange(125), np.arange(125, 150))  # boosted on 100 rows
+    >>> reserve = FinalReserve(150, split, 1, None, selection_s=1.0)
+    >>> reserve.refit_seconds(best)  # encoding 1 s, 10 trees on 150 rows 1.5 s
+    2.5
+    >>> round(reserve(best), 2)  # 1.3 * (the refit + the first fold's 1 s) + 1
+    5.55
+    """
+
+    def __init__(
+        self,
+        n_rows: int,
+        split: tuple[np.ndarray, np.ndarray],
+        threads: int,
+        deadline: float | None,
+        selection_s: float,
+        clock: Any = time.monotonic,
+    ) -> None:
+        self.n_rows = n_rows
+        self.fit_rows = len(split[0]) * (1 - STOP_FRACTION)
+        self.encoded_rows = len(split[0]) + len(split[1])
+        self.threads = threads
+        self.deadline = deadline
+        self.selection_s = selection_s
+        self.clock = clock
+        self._best_since: dict[int, float] = {}
+
+    def refit_seconds(self, record: TrialRecord) -> float:
+        """Return :func:`refit_seconds` of ``record`` (unmargined)."""
+        return refit_seconds(
+            record, self.n_rows, self.fit_rows, self.encoded_rows, self.threads
+        )
+
+    def __call__(self, best: TrialRecord) -> float:
+        now = self._best_since.setdefault(best.number, self.clock())
+        return final_reserve(
+            REFIT_MARGIN * self.refit_seconds(best),
+            self.selection_s,
+            now,
+            self.deadline,
+            REFIT_MARGIN * fold_models_seconds(best, len(best.fold_seconds)),
+            REFIT_MARGIN * fold_models_seconds(best, 1),
+        )
 
 
 def fallback_model(
@@ -433,11 +509,7 @@ def final_model(
         predictions, y[rows], metric, task, ensemble, groups
     )
     budget = Budget(deadline)
-    fit_rows = len(used[0][0]) * (1 - STOP_FRACTION)
-    encoded_rows = len(used[0][0]) + len(used[0][1])
-
-    def estimate(record: TrialRecord) -> float:
-        return refit_seconds(record, len(y), fit_rows, encoded_rows, n_threads)
+    estimate = FinalReserve(len(y), used[0], n_threads, deadline, 0.0).refit_seconds
 
     order = [int(i) for i in np.argsort(-weights, kind="stable") if weights[i] > 0]
     estimators: list[Any] = []
@@ -445,24 +517,31 @@ def final_model(
     notes: list[str] = []
     best_pipeline = None
     n_dropped = 0
+    n_one_fold = False
     for index in order:
         record = records[index]
-        rebuild = fold_models_seconds(record, len(used))
-        # There must be a model: the first member's refit may use only the time
-        # its fold models would not need, so that a refit cut short leaves them
-        # time. A later member whose refit is cut is left out instead.
-        keep = 0.0 if estimators else REFIT_MARGIN * rebuild
+        rebuild = REFIT_MARGIN * fold_models_seconds(record, len(used))
+        # There must be a model: the first member's refit keeps behind it the
+        # time of its first fold's model, so that a refit cut short still leaves
+        # one (the search reserved that time too). A later member that can be
+        # neither refit nor rebuilt in time is left out instead.
+        first = not estimators
+        keep = REFIT_MARGIN * fold_models_seconds(record, 1) if first else 0.0
         fitted = None
         if budget.left() - keep >= REFIT_MARGIN * estimate(record):
             fitted = _refit(record, X, y, task, random_state, n_threads,
                             _sooner(budget, keep), specific_transformers)  # fmt: skip
         how = "refit"
         if fitted is None:
-            if estimators and budget.left() < REFIT_MARGIN * rebuild:
-                n_dropped += 1  # the members kept are the heavier ones
-                continue
-            fitted = _fold_models(record, X, y, task, used, random_state,
-                                  specific_transformers)  # fmt: skip
+            folds = used
+            if budget.left() < rebuild:
+                if not first:
+                    n_dropped += 1  # the members kept are the heavier ones
+                    continue
+                folds = used[:1]  # its other fold models do not fit in time
+                n_one_fold = len(used) > 1
+            fitted = _fold_models(record, X, y, task, folds, random_state,
+                                  n_threads, specific_transformers)  # fmt: skip
             how = "fold models"
         if index == 0:
             best_pipeline = fitted
@@ -473,7 +552,6 @@ def final_model(
         )  # fmt: skip
     if best_pipeline is None:  # the best trial is not a member: its own model
         best = records[0]
-        best_pipeline = None
         keep = REFIT_MARGIN * fold_models_seconds(best, 1)
         if budget.left() - keep >= REFIT_MARGIN * estimate(best):
             best_pipeline = _refit(best, X, y, task, random_state, n_threads,
@@ -481,12 +559,18 @@ def final_model(
                                    specific_transformers)  # fmt: skip
         if best_pipeline is None:
             best_pipeline = _fold_models(best, X, y, task, used[:1], random_state,
-                                         specific_transformers)  # fmt: skip
+                                         n_threads, specific_transformers)  # fmt: skip
     if n_dropped:
         notes.append(
             f"{n_dropped} lighter ensemble member(s) left out: the time budget "
             "left no time to build them (the others' weights are rescaled; the "
             "cross-validated score is the full selection's)"
+        )
+    if n_one_fold:
+        notes.append(
+            "the model's first member is its first fold's model (trained on "
+            f"{len(used[0][0]):,} of {len(y):,} rows): the time budget left no time "
+            "to refit it or to rebuild its other fold models"
         )
     if any(m["fit"] == "fold models" for m in members):
         n_bagged = sum(m["fit"] == "fold models" for m in members)
@@ -579,10 +663,11 @@ def _fold_models(
     task: str,
     splits: Sequence[tuple[np.ndarray, np.ndarray]],
     random_state: int,
+    n_threads: int,
     specific_transformers: dict[str, Any] | None,
 ) -> Any:
     """Average the trial's fold models, each behind its fold's vectorizer."""
-    recipe = _recipe(record, task, random_state, 1, specific_transformers)
+    recipe = _recipe(record, task, random_state, n_threads, specific_transformers)
     pipelines = []
     for (train, _), model in zip(splits, record.models, strict=False):
         vectorizer = recipe.build_vectorizer().fit(X.iloc[train], y[train])

@@ -43,6 +43,7 @@ __all__ = [
     "TrialRunner",
     "inner_split",
     "inner_splits",
+    "thread_speedup",
 ]
 
 logger = logging.getLogger("autocat")
@@ -57,6 +58,11 @@ STOP_FRACTION = 0.2
 MIN_CV_TRIALS = 10
 # Pruning: the stop rows' loss is reported to Optuna every this many rounds.
 PRUNE_EVERY = 10
+# Share of a trial or refit that more threads do not speed up, for estimates:
+# conservative (XGBoost's histograms and the encoders' row chunks scale; the
+# per-round bookkeeping, small nodes and single-threaded encoders do not), so that
+# a refit is rarely started without the time to finish.
+SERIAL_SHARE = 0.3
 
 
 class EncodingCache:
@@ -349,6 +355,22 @@ class TrialRecord:
         return max(1, round(float(np.mean(self.rounds))))
 
 
+def thread_speedup(ratio: float) -> float:
+    """Speed-up of work run with ``ratio`` times the threads (Amdahl's law).
+
+    With :data:`SERIAL_SHARE` of the work serial; ``ratio < 1`` gives the
+    slow-down of fewer threads.
+
+    Examples
+    --------
+    >>> thread_speedup(1.0)
+    1.0
+    >>> round(thread_speedup(2.0), 3), round(thread_speedup(0.5), 3)
+    (1.538, 0.588)
+    """
+    return 1.0 / (SERIAL_SHARE + (1.0 - SERIAL_SHARE) / ratio)
+
+
 def _take(X: Any, rows: np.ndarray) -> Any:
     return X[rows]
 
@@ -394,11 +416,11 @@ class TrialRunner:
         self.n_classes = n_classes
 
     # -- encoding -------------------------------------------------------------
-    def recipe(self, params: dict[str, Any]) -> Recipe:
+    def recipe(self, params: dict[str, Any], threads: int | None = None) -> Recipe:
         return Recipe(
             self.task,
             random_state=self.random_state,
-            n_jobs=self.xgb_threads,
+            n_jobs=self.xgb_threads if threads is None else threads,
             specific_transformers=self.specific_transformers,
             **params,
         )
@@ -475,13 +497,21 @@ class TrialRunner:
         return X_train, X_valid, seconds, own_seconds
 
     # -- one trial --------------------------------------------------------------
-    def run(self, trial: optuna.Trial | None, params: dict[str, Any]) -> TrialRecord:
-        """Score ``params`` on every fold; raise BudgetExhausted if cut."""
+    def run(
+        self,
+        trial: optuna.Trial | None,
+        params: dict[str, Any],
+        threads: int | None = None,
+    ) -> TrialRecord:
+        """Score ``params`` on every fold; raise BudgetExhausted if cut.
+
+        ``threads`` (default: the search's per-trial threads) is what the trial's
+        encoders and XGBoost use, e.g. all of them for a trial that runs alone.
+        """
         number = -1 if trial is None else trial.number
-        record = TrialRecord(
-            number=number, params=dict(params), threads=self.xgb_threads
-        )
-        recipe = self.recipe(params)
+        threads = self.xgb_threads if threads is None else threads
+        record = TrialRecord(number=number, params=dict(params), threads=threads)
+        recipe = self.recipe(params, threads)
         fold = 0
         while fold < self.n_folds:
             if self.budget.exhausted():
@@ -527,7 +557,10 @@ class TrialRunner:
             record.nested_savings.append(encode_s - own_encode_s)
             fold += 1
             if fold == 1:
-                self.maybe_switch_to_holdout(record.fold_seconds[0])
+                # The protocol is planned for trials run side by side, each with
+                # the search's per-trial threads.
+                slowdown = thread_speedup(threads / self.xgb_threads)
+                self.maybe_switch_to_holdout(record.fold_seconds[0] * slowdown)
         return record
 
     # -- protocol ---------------------------------------------------------------

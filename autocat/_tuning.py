@@ -44,6 +44,7 @@ from autocat._trials import (
     TrialRecord,
     TrialRunner,
     inner_splits,
+    thread_speedup,
 )
 from autocat._validation import is_fatal_error
 
@@ -493,7 +494,7 @@ def tune(
     """
     if n_trials is None and deadline is None:
         raise ValueError("tune needs n_trials or a deadline; got neither.")
-    _, parallel, xgb_threads = resolve_threads(n_jobs, n_trials)
+    total, parallel, xgb_threads = resolve_threads(n_jobs, n_trials)
     cache = EncodingCache() if cache is None else cache
     study = _create_study(storage, study_name, random_state, pruner, len(portfolio))
     _check_study(study, fingerprint or {})
@@ -527,9 +528,9 @@ def tune(
         search.switch = (parallel, float(time_budget))
     waiting_for_first = budget.deadline != deadline
 
-    def run(trial: optuna.Trial, params: dict[str, Any]) -> TrialRecord:
+    def run(trial: optuna.Trial, params: dict[str, Any], threads: int) -> TrialRecord:
         nonlocal waiting_for_first
-        record = search.run(trial, params)
+        record = search.run(trial, params, threads)
         if waiting_for_first:
             # The first finished trial: those in flight may run to the deadline
             # (less the final model's reserve, set after their batch).
@@ -548,9 +549,14 @@ def tune(
     pool = ThreadPoolExecutor(parallel, thread_name_prefix="autocat-trial")
     try:
         while not stopped and (n_trials is None or asked < n_trials):
-            if deadline is not None and not _time_for_more(budget, records, parallel):
+            if deadline is not None and not _time_for_more(
+                budget, records, xgb_threads
+            ):
                 break
-            size = 1 if search.switch is not None else batch
+            alone = search.switch is not None
+            size = 1 if alone else batch
+            # A trial that runs alone (it plans the protocol) has every thread.
+            threads = total if alone else xgb_threads
             if n_trials is not None:
                 size = min(size, n_trials - asked)
             with quiet_optuna(), warnings.catch_warnings():
@@ -564,7 +570,7 @@ def tune(
             asked += size
             context = contextvars.copy_context()
             futures = [
-                pool.submit(_run_in, context.copy(), run, trial, p)
+                pool.submit(_run_in, context.copy(), run, trial, p, threads)
                 for trial, p in zip(trials, suggested, strict=True)
             ]
             try:
@@ -648,13 +654,26 @@ def _create_study(
         )
 
 
-def _time_for_more(budget: Budget, records: list[TrialRecord], parallel: int) -> bool:
-    """Whether a batch started now would likely finish before the budget."""
+def _time_for_more(
+    budget: Budget, records: list[TrialRecord], xgb_threads: int
+) -> bool:
+    """Whether a batch started now would likely finish before the budget.
+
+    Its trials run with ``xgb_threads`` each; a record run with other threads
+    (a first trial alone) is scaled to them.
+    """
     if budget.exhausted():
         return False
     if not records:
         return True
-    typical = float(np.median([sum(r.fold_seconds) for r in records]))
+    typical = float(
+        np.median(
+            [
+                sum(r.fold_seconds) * thread_speedup(r.threads / xgb_threads)
+                for r in records
+            ]
+        )
+    )
     return budget.left() >= 0.5 * typical
 
 

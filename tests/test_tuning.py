@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import get_scorer
 from sklearn.model_selection import KFold
+from sklearn.pipeline import Pipeline
 
 from autocat import GammaPoissonEncoder, TableVectorizer
 from autocat._budget import Budget, BudgetExhausted, budget_scope
@@ -466,11 +467,12 @@ def test_refit_estimate_scales_encoding_by_rows_and_boosting_by_rows_trees_threa
     assert 1.8 < estimate(threads=1) <= 1.8 * 2
 
 
-def test_a_cut_refit_of_the_first_member_leaves_time_for_its_fold_models(
+def test_a_cut_refit_of_the_first_member_leaves_time_for_its_first_fold_model(
     problem, monkeypatch
 ):
     # The refit of the model's first member runs under a deadline moved earlier
-    # by its fold models' (margined) time: if it is cut, they still fit in time.
+    # by its first fold model's (margined) time (4 s a fold here): if it is cut,
+    # that model still fits in time; the search reserved the same.
     import autocat._final
     from autocat._final import REFIT_MARGIN, final_model
 
@@ -485,7 +487,9 @@ def test_a_cut_refit_of_the_first_member_leaves_time_for_its_fold_models(
 
     monkeypatch.setattr(autocat._final, "_refit", spy)
     monkeypatch.setattr(autocat._final, "refit_seconds", lambda *a: 0.1)
-    monkeypatch.setattr(autocat._final, "fold_models_seconds", lambda *a: 4.0)
+    monkeypatch.setattr(
+        autocat._final, "fold_models_seconds", lambda record, n_folds: 4.0 * n_folds
+    )
     deadline = time.monotonic() + 60.0
     final_model(outcome, X, y, "regression", "r2", splits, 0, 1, deadline, True)
     assert deadlines[0] == pytest.approx(deadline - REFIT_MARGIN * 4.0)
@@ -505,7 +509,8 @@ def test_fold_models_seconds_is_the_folds_time_less_their_boosting():
 def test_members_that_cannot_be_built_in_time_are_left_out(problem, monkeypatch):
     # An ensemble of several trials, no time to refit any, and each member's
     # fold models said to need 10 s: only the heaviest member is built (there
-    # must be a model), the others are left out and the summary says so.
+    # must be a model), from its first fold only (the time does not allow its
+    # three); the others are left out and the summary says so.
     import autocat._final
     from autocat._final import final_model
 
@@ -522,7 +527,73 @@ def test_members_that_cannot_be_built_in_time_are_left_out(problem, monkeypatch)
     assert len(final.members) == 1
     assert final.members[0]["trial"] == full.members[0]["trial"]
     assert any("left out" in note for note in final.notes)
+    assert any("first fold's model" in note for note in final.notes)
     assert final.model.predict(X).shape == (len(y),)
+    # one pipeline, the first fold's, not the average of the three
+    assert isinstance(final.model, Pipeline)
+    member = next(r for r in outcome.records if r.number == final.members[0]["trial"])
+    assert final.model.named_steps["model"] is member.models[0]
+    assert time.monotonic() - start < 5.0 + 2.0
+
+
+def test_a_refit_is_reserved_with_its_first_fold_model_behind_it():
+    # final_model refits the first member only with its first fold model's time
+    # kept behind it: the search reserves both, or the refit never happens.
+    assert (
+        final_reserve(10.0, 2.0, 0.0, 30.0, fold_models_s=5.0, first_fold_s=1.0) == 13.0
+    )
+    # the refit fits alone (10 + 2 <= 12.5) but not with the first fold: released
+    assert (
+        final_reserve(10.0, 2.0, 0.0, 12.5, fold_models_s=5.0, first_fold_s=1.0) == 7.0
+    )
+
+
+def test_the_reserve_decides_whether_the_refit_fits_once_per_best_trial():
+    # The trials the reserve cuts end a little after it: at the next check the
+    # same best trial must keep its refit's time, not release it as too late.
+    from autocat._final import REFIT_MARGIN, FinalReserve
+    from autocat._trials import TrialRecord
+
+    now = [0.0]
+    split = (np.arange(100), np.arange(100, 125))
+    reserve = FinalReserve(125, split, 1, 10.0, 1.0, clock=lambda: now[0])
+    best = TrialRecord(0, {}, rounds=[10], fold_seconds=[3.0],
+                       boost_seconds=[2.0], boosted_rounds=[20])  # fmt: skip
+    kept = reserve(best)
+    assert kept > 1.0 + REFIT_MARGIN * reserve.refit_seconds(best)
+    now[0] = 10.0 - kept + 0.5  # the cut trials ended half a second late
+    assert reserve(best) == kept
+    # a new best trial is decided anew: its refit no longer fits
+    other = TrialRecord(1, {}, rounds=[10], fold_seconds=[3.0],
+                        boost_seconds=[2.0], boosted_rounds=[20])  # fmt: skip
+    assert reserve(other) == pytest.approx(1.0 + REFIT_MARGIN * 1.0)  # fold model
+
+
+def test_a_trial_that_runs_alone_has_every_thread(problem, monkeypatch):
+    # With a time budget the first trial runs alone (it plans CV or holdout):
+    # it gets all 4 threads, later trials one each beside each other, and the
+    # plan scales the first fold's time to one thread.
+    import autocat._trials
+    import autocat._tuning
+    from autocat._trials import thread_speedup
+
+    monkeypatch.setattr(autocat._tuning, "_available_cores", lambda: 4)
+    seen = []
+    original = autocat._trials.TrialRunner.maybe_switch_to_holdout
+
+    def spy(self, fold_seconds):
+        seen.append(fold_seconds)
+        return original(self, fold_seconds)
+
+    monkeypatch.setattr(autocat._trials.TrialRunner, "maybe_switch_to_holdout", spy)
+    start = time.monotonic()
+    outcome = _tune(problem, n_trials=5, time_budget=600.0, deadline=start + 600,
+                    n_jobs=4)  # fmt: skip
+    threads = {r.number: r.threads for r in outcome.records}
+    assert threads[0] == 4
+    assert all(t == 1 for number, t in threads.items() if number > 0)
+    first = next(r for r in outcome.records if r.number == 0)
+    assert seen[0] == pytest.approx(first.fold_seconds[0] * thread_speedup(4.0))
 
 
 def test_reserve_keeps_the_fold_models_time_when_the_refit_cannot_fit():
