@@ -26,6 +26,7 @@ from autocat._final import (
     fallback_model,
     final_model,
     rescue_model,
+    rescue_seconds,
     warm_kernels,
 )
 from autocat._recipe import TASKS
@@ -51,9 +52,6 @@ DEFAULT_METRICS: dict[str, str] = {
 }
 # Above this many rows, trials use one holdout fold instead of ``cv`` folds.
 HOLDOUT_ROWS = 50_000
-# When no trial has finished with this share of a time budget left, that share
-# trains the paper's recipe on as many rows as it allows, instead of the search.
-RESCUE_SHARE = 1 / 3
 # Rows kept in ``AutoResult.sample_`` for permutation importance.
 SAMPLE_ROWS = 2_000
 # Without n_trials nor time_budget, this many trials run.
@@ -440,9 +438,11 @@ def auto_fit(
         2 s) of it on any number of cores. Trials still running at the end are
         cut and discarded; the returned model is always fully trained. k-fold CV
         is used when at least 10 such trials fit, else the first fold is a
-        holdout. If no trial has finished when a third of the budget is left,
-        the search stops and that third trains the paper's recipe on as many
-        rows as it allows (a growing sample; ``summary()`` says how many).
+        holdout. If no trial has finished when a third of the budget is left
+        (more, up to two thirds, when the paper's recipe on all rows needs it,
+        as estimated from its fit on 1,000 rows), the search stops and the rest
+        trains the paper's recipe on as many rows as it allows (a growing
+        sample; ``summary()`` says how many).
     n_trials : int, optional
         Trials to run. Without it nor ``time_budget``, 20 trials run.
     cv : int or scikit-learn splitter, default=5
@@ -562,7 +562,9 @@ def auto_fit(
         fallback = fallback_model(X, y, task, seed, 1, specific_transformers)
         fallback_s = time.perf_counter() - fallback_start
         if len(y) > FALLBACK_ROWS:
-            first_result_by = deadline - RESCUE_SHARE * float(time_budget or 0.0)
+            first_result_by = deadline - rescue_seconds(
+                float(time_budget or 0.0), fallback_s, len(y), total_threads
+            )
     # The refit of the best trial (or its fold models) and the ensemble's
     # selection (a small share of the budget).
     reserve = FinalReserve(

@@ -52,6 +52,7 @@ __all__ = [
     "fold_models_seconds",
     "refit_seconds",
     "rescue_model",
+    "rescue_seconds",
     "warm_kernels",
 ]
 
@@ -61,6 +62,12 @@ logger = logging.getLogger("autocat")
 REFIT_MARGIN = 1.3
 # Rows of the model returned when a time budget allows no trial to finish.
 FALLBACK_ROWS = 1_000
+# When no trial has finished with this share of a time budget left, the search
+# stops and the rest trains the paper's recipe on as many rows as it allows; more
+# when that recipe on all rows needs more (see :func:`rescue_seconds`), up to
+# the larger share.
+RESCUE_SHARE = 1 / 3
+RESCUE_MAX_SHARE = 2 / 3
 # Each fit of :func:`rescue_model` uses this many times the rows of the last.
 _RESCUE_GROWTH = 4
 # ... and at least this many times, or all rows (a smaller step is not worth it).
@@ -164,13 +171,16 @@ def refit_seconds(
 def fold_models_seconds(record: TrialRecord, n_folds: int) -> float:
     """Estimated seconds of rebuilding ``record``'s first ``n_folds`` fold models.
 
-    Their boosters are kept from the search; their vectorizers are fitted again
-    on each fold's training rows, which costs about the fold's encoding (and
-    prediction): the fold's time less its boosting, at the trial's own min-hash
-    dimension.
+    Their boosters are kept from the search, and so are the fitted vectorizers
+    of the best trials (see :attr:`TrialRecord.vectorizers`); the others are
+    fitted again on each fold's training rows, which costs about the fold's
+    encoding (and prediction): the fold's time less its boosting, at the
+    trial's own min-hash dimension.
     """
-    spent = _encoding_seconds(record)[:n_folds]
-    return float(np.clip(spent, 0.0, None).sum())
+    spent = np.clip(_encoding_seconds(record)[:n_folds], 0.0, None)
+    kept = [v is not None for v in record.vectorizers[:n_folds]]
+    kept += [False] * (len(spent) - len(kept))
+    return float(spent[~np.asarray(kept, dtype=bool)].sum())
 
 
 def _encoding_seconds(record: TrialRecord) -> np.ndarray:
@@ -346,6 +356,33 @@ def fallback_model(
         return None
     model.set_params(callbacks=None)
     return Pipeline([("vectorizer", vectorizer), ("model", model)])
+
+
+def rescue_seconds(
+    time_budget: float, fallback_s: float, n_rows: int, threads: int
+) -> float:
+    """Seconds of a time budget kept for :func:`rescue_model` if no trial finishes.
+
+    :data:`RESCUE_SHARE` of the budget, or, when the paper's recipe on all
+    ``n_rows`` rows needs more, that time, up to :data:`RESCUE_MAX_SHARE` (the
+    search keeps the rest). The need is the fallback's fit on
+    :data:`FALLBACK_ROWS` rows (``fallback_s``, one thread) scaled linearly to
+    the rows and to ``threads``, and margined: an overestimate, since a fit on
+    a thousand rows is mostly fixed costs, so a table whose trials could finish
+    keeps its search.
+
+    Examples
+    --------
+    >>> rescue_seconds(60.0, fallback_s=0.2, n_rows=30_000, threads=1)
+    20.0
+    >>> round(rescue_seconds(15.0, fallback_s=0.2, n_rows=30_000, threads=1), 2)
+    7.8
+    >>> rescue_seconds(15.0, fallback_s=0.3, n_rows=100_000, threads=1)
+    10.0
+    """
+    need = REFIT_MARGIN * fallback_s * n_rows / FALLBACK_ROWS
+    need /= thread_speedup(max(1, threads))
+    return min(max(RESCUE_SHARE * time_budget, need), RESCUE_MAX_SHARE * time_budget)
 
 
 def rescue_model(
@@ -666,11 +703,17 @@ def _fold_models(
     n_threads: int,
     specific_transformers: dict[str, Any] | None,
 ) -> Any:
-    """Average the trial's fold models, each behind its fold's vectorizer."""
+    """Average the trial's fold models, each behind its fold's vectorizer.
+
+    The vectorizers the search kept are used as they are; the others are fitted
+    again on their fold's training rows (the same encoding: it is deterministic).
+    """
     recipe = _recipe(record, task, random_state, n_threads, specific_transformers)
     pipelines = []
-    for (train, _), model in zip(splits, record.models, strict=False):
-        vectorizer = recipe.build_vectorizer().fit(X.iloc[train], y[train])
+    kept = list(record.vectorizers) + [None] * len(splits)
+    for (train, _), model, vectorizer in zip(splits, record.models, kept, strict=False):
+        if vectorizer is None:
+            vectorizer = recipe.build_vectorizer().fit(X.iloc[train], y[train])
         pipelines.append(Pipeline([("vectorizer", vectorizer), ("model", model)]))
     if len(pipelines) == 1:
         return pipelines[0]

@@ -14,6 +14,7 @@ import logging
 import math
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -330,6 +331,10 @@ class TrialRecord:
     nested_savings : list of float
         Seconds of each fold's encoding that encoding at the trial's own
         min-hash dimension would not pay (the search encodes the widest once).
+    vectorizers : list
+        The fitted vectorizer in front of each fold model, or ``None`` where
+        there is none (columns cut from a wider min-hash encoding) or where it
+        was released (only the best trials keep theirs, see :meth:`release`).
     """
 
     number: int
@@ -343,6 +348,11 @@ class TrialRecord:
     boosted_rounds: list[int] = field(default_factory=list)
     threads: int = 1
     nested_savings: list[float] = field(default_factory=list)
+    vectorizers: list[Any] = field(default_factory=list)
+
+    def release(self) -> None:
+        """Forget the fitted vectorizers (memory); fold models refit them."""
+        self.vectorizers = [None] * len(self.vectorizers)
 
     @property
     def score(self) -> float:
@@ -425,7 +435,12 @@ class TrialRunner:
             **params,
         )
 
-    def _encode(self, recipe: Recipe, fold: int) -> tuple[Any, Any]:
+    def _encode(self, recipe: Recipe, fold: int, fitted: list[Any]) -> tuple[Any, Any]:
+        """Encode a fold; its fitted vectorizer is appended to ``fitted``.
+
+        The cache keeps only a weak reference to the vectorizer: the records of
+        the best trials keep theirs alive, the others' are freed.
+        """
         train, valid = self.splits[fold]
         vectorizer = recipe.build_vectorizer()
         X_train = vectorizer.fit_transform(self.X.iloc[train], self.y[train])
@@ -437,7 +452,8 @@ class TrialRunner:
         )
         self.cache.distinct.setdefault(fold, distinct)
         nested = _nested_minhash_columns(vectorizer, recipe)
-        return X_train, (X_valid, nested)
+        fitted.append(vectorizer)
+        return X_train, (X_valid, nested, weakref.ref(vectorizer))
 
     def _key(self, recipe: Recipe, fold: int) -> Any:
         """Return what the encoding of ``fold`` depends on (None before known).
@@ -471,21 +487,36 @@ class TrialRunner:
         encodes once); ``own_seconds``, what encoding at the recipe's own
         dimension would cost, as a refit does.
         """
+        return self.encoded_fold(recipe, fold)[:4]
+
+    def encoded_fold(
+        self, recipe: Recipe, fold: int
+    ) -> tuple[Any, Any, float, float, Any]:
+        """Return :meth:`encoded`'s tuple and the fitted vectorizer that made it.
+
+        The vectorizer is ``None`` when the matrices are columns cut from a wider
+        min-hash encoding: no fitted vectorizer outputs exactly them.
+        """
         if self.nested(recipe):
             # Encode at the largest dimension once; smaller ones are its columns.
             wide = self.recipe({**recipe.params(), "n_components": _MAX_COMPONENTS})
         else:
             wide = recipe
         key = self._key(wide, fold)
-        compute = functools.partial(self._encode, wide, fold)
+        fitted: list[Any] = []
+        compute = functools.partial(self._encode, wide, fold, fitted)
         if key is not None:
-            X_train, (X_valid, nested), seconds = self.cache.get(key, compute)
+            X_train, (X_valid, nested, reference), seconds = self.cache.get(
+                key, compute
+            )
         else:
             start = time.perf_counter()
-            X_train, (X_valid, nested) = compute()
+            X_train, (X_valid, nested, reference) = compute()
             seconds = time.perf_counter() - start
-            entry = (X_train, (X_valid, nested), seconds)
+            entry = (X_train, (X_valid, nested, reference), seconds)
             self.cache.put(self._key(wide, fold), entry)
+        # Encoded here, or alive in another trial's record, or gone (None).
+        vectorizer = fitted[0] if fitted else reference()
         own_seconds = seconds
         if nested is not None and wide is not recipe:
             keep = nested(int(recipe.params()["n_components"]))
@@ -494,7 +525,8 @@ class TrialRunner:
                 # the wide encoding's columns (min-hash cost grows with d).
                 own_seconds = seconds * len(keep) / X_train.shape[1]
                 X_train, X_valid = X_train[:, keep], X_valid[:, keep]
-        return X_train, X_valid, seconds, own_seconds
+                vectorizer = None
+        return X_train, X_valid, seconds, own_seconds, vectorizer
 
     # -- one trial --------------------------------------------------------------
     def run(
@@ -517,7 +549,9 @@ class TrialRunner:
             if self.budget.exhausted():
                 raise BudgetExhausted(f"trial {number} cut by the time budget")
             with budget_scope(self.budget):
-                X_train, X_valid, encode_s, own_encode_s = self.encoded(recipe, fold)
+                X_train, X_valid, encode_s, own_encode_s, vectorizer = (
+                    self.encoded_fold(recipe, fold)
+                )
             train, valid = self.splits[fold]
             fit, stop = self.inner[fold]
             fit_start = time.perf_counter()
@@ -552,6 +586,7 @@ class TrialRunner:
             record.fold_scores.append(score)
             record.rounds.append(int(model.best_iteration) + 1)
             record.models.append(model)
+            record.vectorizers.append(vectorizer)
             # The cost of the fold from scratch (its encoding even if cached).
             record.fold_seconds.append(time.perf_counter() - fit_start + encode_s)
             record.nested_savings.append(encode_s - own_encode_s)

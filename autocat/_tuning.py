@@ -69,6 +69,9 @@ logger = logging.getLogger("autocat")
 BATCH_TRIALS = 8
 # Out-of-fold predictions and fold models are kept for this many best trials.
 KEEP_TRIALS = 20
+# ... and their folds' fitted vectorizers for this many (the final model's
+# likely members), so that their fold models need not fit them again.
+KEEP_VECTORIZERS = 3
 # Attribute names stored on trials and studies.
 _N_ESTIMATORS = "n_estimators"
 _FOLD_SECONDS = "fold_seconds"
@@ -585,6 +588,8 @@ def tune(
                     records.append(record)
                     records.sort(key=lambda r: (-r.score, r.number))
                     del records[KEEP_TRIALS:]
+                    for worse in records[KEEP_VECTORIZERS:]:
+                        worse.release()
                     _log_trial(study, frozen, record)
                 elif isinstance(outcome, BudgetExhausted):
                     n_cut += 1

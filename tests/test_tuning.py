@@ -496,6 +496,38 @@ def test_a_cut_refit_of_the_first_member_leaves_time_for_its_first_fold_model(
     assert all(d == deadline for d in deadlines[1:])  # later members may be dropped
 
 
+def test_the_best_trials_keep_their_fold_vectorizers_for_their_fold_models(problem):
+    # The final model's likely members need not fit their folds' vectorizers
+    # again: the search keeps them (and their time is not reserved); the other
+    # trials release theirs, which the cache then frees.
+    import gc
+
+    from autocat._final import _fold_models, fold_models_seconds
+    from autocat._tuning import KEEP_VECTORIZERS
+
+    X, y, splits = problem
+    portfolio = [
+        {**default_params("minhash"), "encoder": "target", "learning_rate": rate}
+        for rate in (0.3, 0.2, 0.1, 0.05, 0.4)
+    ]
+    outcome = _tune(problem, n_trials=5, portfolio=portfolio)
+    gc.collect()
+    best, worse = outcome.records[:KEEP_VECTORIZERS], outcome.records[KEEP_VECTORIZERS:]
+    assert worse and all(v is None for r in worse for v in r.vectorizers)
+    for record in best:
+        assert len(record.vectorizers) == len(splits)
+        assert all(v is not None for v in record.vectorizers)
+        assert fold_models_seconds(record, len(splits)) == 0.0
+    assert fold_models_seconds(worse[0], len(splits)) > 0.0
+    kept = _fold_models(best[0], X, y, "regression", splits, 0, 1, None)
+    assert kept.members_[0].named_steps["vectorizer"] is best[0].vectorizers[0]
+    rebuilt = _fold_models(worse[0], X, y, "regression", splits, 0, 1, None)
+    # the same encoding either way: a kept vectorizer is what a rebuild fits
+    worse[0].vectorizers = best[0].vectorizers
+    again = _fold_models(worse[0], X, y, "regression", splits, 0, 1, None)
+    np.testing.assert_array_equal(rebuilt.predict(X), again.predict(X))
+
+
 def test_fold_models_seconds_is_the_folds_time_less_their_boosting():
     from autocat._final import fold_models_seconds
     from autocat._trials import TrialRecord
