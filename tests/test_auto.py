@@ -486,6 +486,43 @@ def test_rescue_model_trains_on_as_many_rows_as_the_time_allows():
     assert n_rows == 1000 and model is fallback
 
 
+def test_the_rescue_gets_what_the_paper_recipe_on_all_rows_needs(monkeypatch):
+    # The search stops early enough for the rescue: a third of the budget, or
+    # the paper's recipe on all rows, estimated from the fallback's fit on
+    # 1,000 rows (scaled to the rows and threads), up to two thirds.
+    import autocat._auto
+    from autocat._final import rescue_seconds
+    from autocat._trials import thread_speedup
+
+    calls, kept = [], []
+
+    def spy(*args):
+        calls.append(args)
+        kept.append(rescue_seconds(*args))
+        return kept[-1]
+
+    def tune_spy(*args, **kwargs):
+        kept.append(kwargs["deadline"] - kwargs["first_result_by"])
+        return real_tune(*args, **kwargs)
+
+    real_tune = autocat._auto.tune
+    monkeypatch.setattr(autocat._auto, "rescue_seconds", spy)
+    monkeypatch.setattr(autocat._auto, "tune", tune_spy)
+    auto_fit(_frame(3000, seed=4), "salary", time_budget=6, n_jobs=1,
+             show_progress=False)  # fmt: skip
+    (budget, fallback_s, n_rows, threads), = calls  # fmt: skip
+    assert (budget, n_rows, threads) == (6.0, 3000, 1)
+    assert 0.0 < fallback_s < 6.0  # the fallback's measured fit
+    assert kept[1] == pytest.approx(kept[0])
+    # the rule itself: a third, more when the recipe needs it, two thirds at most
+    assert rescue_seconds(60.0, 0.1, 3000, 1) == 20.0
+    assert rescue_seconds(60.0, 1.0, 30_000, 1) == pytest.approx(1.3 * 30)
+    four_threads = rescue_seconds(60.0, 1.5, 30_000, 4)
+    assert four_threads == pytest.approx(1.3 * 45 / thread_speedup(4.0))
+    assert four_threads < 1.3 * 45 / 2
+    assert rescue_seconds(60.0, 5.0, 30_000, 1) == 40.0
+
+
 def test_a_search_with_no_finished_trial_leaves_a_third_to_the_rescue(monkeypatch):
     # Trials that never finish: two thirds into the budget the search gives up,
     # and the paper's recipe is trained on more rows than the fallback's 1,000
