@@ -44,7 +44,6 @@ from autocat._trials import (
     TrialRecord,
     TrialRunner,
     inner_splits,
-    thread_speedup,
 )
 from autocat._validation import is_fatal_error
 
@@ -552,9 +551,10 @@ def tune(
     pool = ThreadPoolExecutor(parallel, thread_name_prefix="autocat-trial")
     try:
         while not stopped and (n_trials is None or asked < n_trials):
-            if deadline is not None and not _time_for_more(
-                budget, records, xgb_threads
-            ):
+            # While time is left another batch starts: trial costs differ tenfold
+            # between configurations, so a slow one says little about the next,
+            # and a trial the deadline cuts costs only time the budget left unused.
+            if budget.exhausted():
                 break
             alone = search.switch is not None
             size = 1 if alone else batch
@@ -657,29 +657,6 @@ def _create_study(
                 n_startup_trials=5, n_warmup_steps=2 * PRUNE_EVERY
             ),
         )
-
-
-def _time_for_more(
-    budget: Budget, records: list[TrialRecord], xgb_threads: int
-) -> bool:
-    """Whether a batch started now would likely finish before the budget.
-
-    Its trials run with ``xgb_threads`` each; a record run with other threads
-    (a first trial alone) is scaled to them.
-    """
-    if budget.exhausted():
-        return False
-    if not records:
-        return True
-    typical = float(
-        np.median(
-            [
-                sum(r.fold_seconds) * thread_speedup(r.threads / xgb_threads)
-                for r in records
-            ]
-        )
-    )
-    return budget.left() >= 0.5 * typical
 
 
 def _log_trial(study: optuna.Study, trial: FrozenTrial, record: TrialRecord) -> None:
