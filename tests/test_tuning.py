@@ -407,6 +407,27 @@ def _slow_scorer(seconds):
     return score
 
 
+def test_a_slow_first_trial_does_not_stop_the_search_while_time_is_left(problem):
+    # The first trial takes 3.5 s (its first scoring sleeps), leaving 1.5 s of a
+    # 5 s search: trial costs differ between configurations, so the next batch
+    # still starts, and its fast trials finish in that time.
+    scorer = get_scorer("r2")
+    calls = []
+
+    def slow_once(model, X, y):
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(3.5)
+        return scorer(model, X, y)
+
+    start = time.monotonic()
+    outcome = _tune(problem, n_trials=None, time_budget=5.0, deadline=start + 5.0,
+                    scorer=slow_once, n_jobs=1)  # fmt: skip
+    assert outcome.n_folds == 1  # the slow first fold chose a holdout
+    assert len(outcome.records) >= 2
+    assert time.monotonic() - start < 5.0 + 1.0
+
+
 def test_no_trial_finished_by_first_result_by_ends_the_search_there(problem):
     # Each fold sleeps 1 s, so no 3-fold trial finishes within 0.5 s: the search
     # must stop then, not at the 60 s deadline, leaving the time to the caller.
