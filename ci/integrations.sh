@@ -11,13 +11,20 @@
 #     bash ci/integrations.sh            # all three
 #     bash ci/integrations.sh flaml      # one
 #
-# AUTOCAT_CI_VENVS sets where the environments go (default: a temporary folder).
+# AUTOCAT_CI_VENVS sets where the environments go and stay (default: a temporary
+# folder, removed at exit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "$#" -gt 0 ]; then frameworks=("$@"); else frameworks=(flaml autogluon tpot); fi
 declare -A module=([flaml]=flaml [autogluon]=autogluon.tabular [tpot]=tpot)
-root=${AUTOCAT_CI_VENVS:-$(mktemp -d)}
+if [ -n "${AUTOCAT_CI_VENVS:-}" ]; then
+    root=$AUTOCAT_CI_VENVS
+else
+    # a temporary folder is removed at exit: each run leaves about 4 GB otherwise
+    root=$(mktemp -d)
+    trap 'rm -rf "$root"' EXIT
+fi
 failed=()
 for framework in "${frameworks[@]}"; do
     start=$SECONDS
