@@ -127,6 +127,21 @@ def warm_kernels() -> None:
     _WARM = True
 
 
+def split_rows(split: tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
+    """Rows a trial's fold boosted on and rows it encoded, for :func:`refit_seconds`.
+
+    The fold's training rows, less early stopping's share, were boosted on; its
+    training and validation rows were encoded.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> split_rows((np.arange(125), np.arange(125, 150)))
+    (100.0, 150)
+    """
+    return len(split[0]) * (1 - STOP_FRACTION), len(split[0]) + len(split[1])
+
+
 def refit_seconds(
     record: TrialRecord,
     n_rows: int,
@@ -276,8 +291,7 @@ class FinalReserve:
         clock: Any = time.monotonic,
     ) -> None:
         self.n_rows = n_rows
-        self.fit_rows = len(split[0]) * (1 - STOP_FRACTION)
-        self.encoded_rows = len(split[0]) + len(split[1])
+        self.fit_rows, self.encoded_rows = split_rows(split)
         self.threads = threads
         self.deadline = deadline
         self.selection_s = selection_s
@@ -546,7 +560,14 @@ def final_model(
         predictions, y[rows], metric, task, ensemble, groups
     )
     budget = Budget(deadline)
-    estimate = FinalReserve(len(y), used[0], n_threads, deadline, 0.0).refit_seconds
+    fit_rows, encoded_rows = split_rows(used[0])
+
+    def build(
+        record: TrialRecord, first: bool, folds: list[Any]
+    ) -> tuple[Any, str, bool] | None:
+        return _member_model(record, first, budget, folds, X, y, task, random_state,
+                             n_threads, (len(y), fit_rows, encoded_rows),
+                             specific_transformers)  # fmt: skip
 
     order = [int(i) for i in np.argsort(-weights, kind="stable") if weights[i] > 0]
     estimators: list[Any] = []
@@ -557,29 +578,12 @@ def final_model(
     n_one_fold = False
     for index in order:
         record = records[index]
-        rebuild = REFIT_MARGIN * fold_models_seconds(record, len(used))
-        # There must be a model: the first member's refit keeps behind it the
-        # time of its first fold's model, so that a refit cut short still leaves
-        # one (the search reserved that time too). A later member that can be
-        # neither refit nor rebuilt in time is left out instead.
-        first = not estimators
-        keep = REFIT_MARGIN * fold_models_seconds(record, 1) if first else 0.0
-        fitted = None
-        if budget.left() - keep >= REFIT_MARGIN * estimate(record):
-            fitted = _refit(record, X, y, task, random_state, n_threads,
-                            _sooner(budget, keep), specific_transformers)  # fmt: skip
-        how = "refit"
-        if fitted is None:
-            folds = used
-            if budget.left() < rebuild:
-                if not first:
-                    n_dropped += 1  # the members kept are the heavier ones
-                    continue
-                folds = used[:1]  # its other fold models do not fit in time
-                n_one_fold = len(used) > 1
-            fitted = _fold_models(record, X, y, task, folds, random_state,
-                                  n_threads, specific_transformers)  # fmt: skip
-            how = "fold models"
+        built = build(record, not estimators, used)
+        if built is None:
+            n_dropped += 1  # the members kept are the heavier ones
+            continue
+        fitted, how, one_fold = built
+        n_one_fold = n_one_fold or one_fold
         if index == 0:
             best_pipeline = fitted
         estimators.append(fitted)
@@ -588,15 +592,9 @@ def final_model(
              "score": record.score}
         )  # fmt: skip
     if best_pipeline is None:  # the best trial is not a member: its own model
-        best = records[0]
-        keep = REFIT_MARGIN * fold_models_seconds(best, 1)
-        if budget.left() - keep >= REFIT_MARGIN * estimate(best):
-            best_pipeline = _refit(best, X, y, task, random_state, n_threads,
-                                   _sooner(budget, keep),
-                                   specific_transformers)  # fmt: skip
-        if best_pipeline is None:
-            best_pipeline = _fold_models(best, X, y, task, used[:1], random_state,
-                                         n_threads, specific_transformers)  # fmt: skip
+        built = build(records[0], True, used[:1])
+        assert built is not None  # a first member always gets a model
+        best_pipeline = built[0]
     if n_dropped:
         notes.append(
             f"{n_dropped} lighter ensemble member(s) left out: the time budget "
@@ -633,6 +631,47 @@ def final_model(
         seconds=time.monotonic() - start,
         notes=notes,
     )
+
+
+def _member_model(
+    record: TrialRecord,
+    first: bool,
+    budget: Budget,
+    folds: list[Any],
+    X: pd.DataFrame,
+    y: np.ndarray,
+    task: str,
+    random_state: int,
+    n_threads: int,
+    refit_rows: tuple[int, float, float],
+    specific_transformers: dict[str, Any] | None,
+) -> tuple[Any, str, bool] | None:
+    """Refit ``record`` on all rows if it fits in time, else average its fold models.
+
+    Returns the model, how it was built (``"refit"`` or ``"fold models"``) and
+    whether it is the first fold's model alone. There must be a model: the
+    ``first`` member's refit keeps behind it the time of its first fold's model,
+    so that a refit cut short still leaves one (the search reserved that time
+    too), and it is that model alone when its other fold models do not fit in
+    time. A later member that can be neither refit nor rebuilt in time gives
+    ``None``.
+    """
+    keep = REFIT_MARGIN * fold_models_seconds(record, 1) if first else 0.0
+    if budget.left() - keep >= REFIT_MARGIN * refit_seconds(record, *refit_rows,
+                                                            n_threads):  # fmt: skip
+        fitted = _refit(record, X, y, task, random_state, n_threads,
+                        _sooner(budget, keep), specific_transformers)  # fmt: skip
+        if fitted is not None:
+            return fitted, "refit", False
+    one_fold = False
+    if budget.left() < REFIT_MARGIN * fold_models_seconds(record, len(folds)):
+        if not first:
+            return None
+        one_fold = len(folds) > 1  # its other fold models do not fit in time
+        folds = folds[:1]
+    fitted = _fold_models(record, X, y, task, folds, random_state, n_threads,
+                          specific_transformers)  # fmt: skip
+    return fitted, "fold models", one_fold
 
 
 def _sooner(budget: Budget, seconds: float) -> Budget:

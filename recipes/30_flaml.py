@@ -10,8 +10,10 @@
 # (one third held out) and with the same time budget:
 #
 # - **flaml**: `AutoML().fit(X, y)` with FLAML's defaults;
-# - **flaml+autocat**: the same with `estimator_list=add_learners(automl)` and
-#   `skip_transform=True` (the learners see the raw columns);
+# - **flaml+autocat**: the same with `estimator_list=add_learners(automl)`,
+#   `skip_transform=True` (the learners see the raw columns) and
+#   `starting_points=starting_points(len(X))` (FLAML tries autocat's portfolio
+#   first, then searches around the best);
 # - **auto_fit**: autocat's own search, for reference.
 #
 # The full protocol (about 4 tasks x 3 splits x 3 x 60 s):
@@ -36,7 +38,7 @@ if importlib.util.find_spec("flaml") is None:
 
 import flaml
 
-from autocat.integrations.flaml import add_learners
+from autocat.integrations.flaml import add_learners, starting_points
 
 FLAML_METRICS = {"r2": "r2", "accuracy": "accuracy", "average_precision": "ap"}
 
@@ -59,7 +61,11 @@ def fit_flaml(task, X, y, seed, budget, *, with_autocat):
     automl = flaml.AutoML()
     extra = {}
     if with_autocat:
-        extra = {"estimator_list": add_learners(automl), "skip_transform": True}
+        extra = {
+            "estimator_list": add_learners(automl),
+            "skip_transform": True,
+            "starting_points": starting_points(len(X)),
+        }
     automl.fit(
         X,
         y,

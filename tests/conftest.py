@@ -66,3 +66,19 @@ def load_shared_task(name: str, nrows: int | None = None) -> tuple[pd.DataFrame,
 def shared_task():
     """``shared_task(name, nrows=None) -> (frame, task)``; skips when absent."""
     return load_shared_task
+
+
+@pytest.fixture
+def planned_fold_seconds(monkeypatch):
+    """The first fold's seconds each search planned its protocol (CV or holdout) on."""
+    import autocat._trials
+
+    seen: list[float] = []
+    original = autocat._trials.TrialRunner.maybe_switch_to_holdout
+
+    def spy(self, fold_seconds):
+        seen.append(fold_seconds)
+        return original(self, fold_seconds)
+
+    monkeypatch.setattr(autocat._trials.TrialRunner, "maybe_switch_to_holdout", spy)
+    return seen

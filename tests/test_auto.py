@@ -268,25 +268,19 @@ def test_a_budget_shorter_than_one_trial_still_gives_a_trained_model():
 
 
 @pytest.mark.slow
-def test_compile_time_is_not_counted_in_the_first_fold(monkeypatch):
+def test_compile_time_is_not_counted_in_the_first_fold(
+    monkeypatch, planned_fold_seconds
+):
     # Compiling the kernels (here: a warm-up made 6 s slower) happens before
     # trials, so the first fold's time, which chooses CV or holdout, excludes it.
     import autocat._final
-    import autocat._trials
 
     def slow_warm_up():
         autocat._final.warm_kernels()
         time.sleep(6)
 
     monkeypatch.setattr("autocat._auto.warm_kernels", slow_warm_up)
-    seen = []
-    original = autocat._trials.TrialRunner.maybe_switch_to_holdout
-
-    def spy(self, fold_seconds):
-        seen.append(fold_seconds)
-        return original(self, fold_seconds)
-
-    monkeypatch.setattr(autocat._trials.TrialRunner, "maybe_switch_to_holdout", spy)
+    seen = planned_fold_seconds
     auto_fit(_frame(80), "salary", time_budget=30, n_trials=1, cv=3,
              show_progress=False)  # fmt: skip
     assert seen and seen[0] < 6

@@ -622,23 +622,17 @@ def test_the_reserve_decides_whether_the_refit_fits_once_per_best_trial():
     assert reserve(other) == pytest.approx(1.0 + REFIT_MARGIN * 1.0)  # fold model
 
 
-def test_a_trial_that_runs_alone_has_every_thread(problem, monkeypatch):
+def test_a_trial_that_runs_alone_has_every_thread(
+    problem, monkeypatch, planned_fold_seconds
+):
     # With a time budget the first trial runs alone (it plans CV or holdout):
     # it gets all 4 threads, later trials one each beside each other, and the
     # plan scales the first fold's time to one thread.
-    import autocat._trials
     import autocat._tuning
     from autocat._trials import thread_speedup
 
     monkeypatch.setattr(autocat._tuning, "_available_cores", lambda: 4)
-    seen = []
-    original = autocat._trials.TrialRunner.maybe_switch_to_holdout
-
-    def spy(self, fold_seconds):
-        seen.append(fold_seconds)
-        return original(self, fold_seconds)
-
-    monkeypatch.setattr(autocat._trials.TrialRunner, "maybe_switch_to_holdout", spy)
+    seen = planned_fold_seconds
     start = time.monotonic()
     outcome = _tune(problem, n_trials=5, time_budget=600.0, deadline=start + 600,
                     n_jobs=4)  # fmt: skip

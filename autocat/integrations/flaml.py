@@ -24,7 +24,13 @@ from autocat import _search_space
 from autocat._search_space import ParamSpec
 from autocat.integrations._common import build_vectorizer, require, vectorizer_specs
 
-__all__ = ["FLAML_LEARNERS", "add_learners", "flaml_domain", "search_space"]
+__all__ = [
+    "FLAML_LEARNERS",
+    "add_learners",
+    "flaml_domain",
+    "search_space",
+    "starting_points",
+]
 
 #: FLAML learners that autocat's vectorizer may precede: FLAML's name -> class
 #: name in ``flaml.automl.model``. They all take a numeric matrix.
@@ -46,6 +52,13 @@ RECIPE = "autocat"
 #: Prepended to the vectorizer's parameters in FLAML's configurations.
 PREFIX = "autocat_"
 _DEFAULT_LEARNERS = (RECIPE, "xgboost", "lgbm", "rf", "extra_tree")
+#: Trees times learning rate of a starting point: FLAML's XGBoost has no early
+#: stopping, so a portfolio entry's number of trees follows its learning rate
+#: (the classic trade-off; early stopping chose 6 to 26, median 8, for the
+#: portfolio's entries when it was derived).
+LEARNING_UNITS = 10.0
+#: FLAML's smallest number of trees.
+_MIN_TREES = 4
 
 
 def _flaml() -> Any:
@@ -122,6 +135,58 @@ def search_space(
         name = prefix + spec.name if spec.step == "vectorizer" else spec.name
         space[name] = {"domain": flaml_domain(spec), "init_value": spec.default}
     return space
+
+
+def starting_points(n_rows: int | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Return autocat's portfolio as starting points of the ``'autocat'`` learner.
+
+    The portfolio (``autocat._search_space.portfolio()``) is the ordered list of
+    configurations that ``auto_fit`` tries first: diverse, strong on many
+    tables, cheap ones first. Passed to ``AutoML.fit(starting_points=...)``,
+    FLAML evaluates them first and searches around the best, instead of starting
+    from the paper's recipe alone. Each gets ``LEARNING_UNITS / learning_rate``
+    trees (FLAML's XGBoost has no early stopping; FLAML tunes the number from
+    there); parameters an entry does not set take their defaults.
+
+    Parameters
+    ----------
+    n_rows : int, optional
+        The training rows. FLAML bounds the number of trees by them and drops a
+        starting point outside its space, so the trees are capped at half of
+        them (FLAML may hold out part of the rows).
+
+    Returns
+    -------
+    dict
+        ``{'autocat': [config, ...]}``, in FLAML's parameter names (the
+        vectorizer's prefixed with ``'autocat_'``).
+
+    Examples
+    --------
+    >>> from autocat.integrations.flaml import starting_points
+    >>> points = starting_points(n_rows=1_000)["autocat"]
+    >>> first = points[0]
+    >>> first["autocat_encoder"] in ("minhash", "gamma_poisson", "target", "text")
+    True
+    >>> all(4 <= p["n_estimators"] <= 500 for p in points)
+    True
+    """
+    if n_rows is not None and (isinstance(n_rows, bool) or int(n_rows) != n_rows
+                               or n_rows < 1):  # fmt: skip
+        raise ValueError(f"n_rows must be a positive integer, got {n_rows!r}.")
+    specs = list(_search_space.SEARCH_SPACE)
+    points = []
+    for entry in _search_space.portfolio():
+        point: dict[str, Any] = {}
+        for spec in specs:
+            name = PREFIX + spec.name if spec.step == "vectorizer" else spec.name
+            point[name] = entry.get(spec.name, spec.default)
+        trees = round(LEARNING_UNITS / float(point["learning_rate"]))
+        if n_rows is not None:
+            trees = min(trees, int(n_rows) // 2)
+        point["n_estimators"] = max(_MIN_TREES, trees)
+        points.append(point)
+    return {RECIPE: points}
 
 
 class _EncodingMixin:
@@ -256,7 +321,9 @@ def add_learners(
 
     Notes
     -----
-    Pass ``skip_transform=True`` to ``AutoML.fit`` so that the learners see the
+    Pass ``starting_points=starting_points(len(X))`` too, so that FLAML tries
+    autocat's portfolio first (:func:`starting_points`). Pass
+    ``skip_transform=True`` to ``AutoML.fit`` so that the learners see the
     raw columns: FLAML's own preprocessing drops string columns whose values
     are all distinct and maps unseen categories to one code, which is what
     autocat's encoders do better. Each configuration encodes the training rows
@@ -273,7 +340,8 @@ def add_learners(
     >>> names  # doctest: +SKIP
     ['autocat', 'autocat_xgboost', 'autocat_lgbm', 'autocat_rf', 'autocat_extra_tree']
     >>> automl.fit(X, y, task="regression", time_budget=30, estimator_list=names,
-    ...            skip_transform=True)  # doctest: +SKIP
+    ...            skip_transform=True,
+    ...            starting_points=starting_points(len(X)))  # doctest: +SKIP
     """
     if isinstance(learners, str):
         learners = (learners,)

@@ -17,8 +17,10 @@ pytestmark = pytest.mark.filterwarnings(
 from autocat import _search_space  # noqa: E402
 from autocat.integrations.flaml import (  # noqa: E402
     FLAML_LEARNERS,
+    LEARNING_UNITS,
     add_learners,
     search_space,
+    starting_points,
 )
 
 
@@ -46,6 +48,67 @@ def test_add_learners_rejects_an_unknown_learner():
     with pytest.raises(ValueError, match="catboost"):
         add_learners(flaml.AutoML(), ["catboost"])
     assert "catboost" not in FLAML_LEARNERS
+
+
+def test_starting_points_are_the_portfolio_inside_flamls_space():
+    portfolio = _search_space.portfolio()
+    points = starting_points(n_rows=2_000)["autocat"]
+    learner = flaml.AutoML()
+    add_learners(learner, ["autocat"])
+    space = learner._state.learner_classes["autocat"].search_space(
+        data_size=(1_000, 3), task="regression"
+    )
+    assert len(points) == len(portfolio) > 1
+    for point, entry in zip(points, portfolio, strict=True):
+        assert set(point) == set(space)  # complete: no parameter left to FLAML
+        for name, value in entry.items():
+            flaml_name = name if name in space else "autocat_" + name
+            assert point[flaml_name] == value
+        # FLAML keeps only points inside its domains (it would drop the others)
+        for name, value in point.items():
+            domain = space[name]["domain"]
+            if hasattr(domain, "categories"):
+                assert value in domain.categories, name
+            else:
+                assert domain.lower <= value <= domain.upper, (name, value)
+        expected = round(LEARNING_UNITS / entry["learning_rate"])
+        assert point["n_estimators"] == min(max(4, expected), 1_000)
+    # on few rows, the trees stay under FLAML's bound (the rows)
+    assert all(p["n_estimators"] <= 50 for p in starting_points(100)["autocat"])
+    with pytest.raises(ValueError, match="n_rows"):
+        starting_points(0)
+
+
+def test_flaml_evaluates_the_starting_points_first(dirty_split, tmp_path):
+    from flaml.automl.training_log import training_log_reader
+
+    X_train, y_train, _, _ = dirty_split
+    points = starting_points(len(X_train))["autocat"][:3]
+    automl = flaml.AutoML()
+    names = add_learners(automl, ["autocat"])
+    automl.fit(
+        X_train,
+        y_train,
+        task="regression",
+        time_budget=60,  # a bound only; max_iter ends the search
+        n_jobs=1,
+        max_iter=3,
+        estimator_list=names,
+        eval_method="holdout",
+        skip_transform=True,
+        starting_points={"autocat": points},
+        log_file_name=str(tmp_path / "flaml.log"),
+        log_type="all",
+        verbose=0,
+        seed=0,
+    )
+    with training_log_reader(str(tmp_path / "flaml.log")) as reader:
+        tried = [record.config for record in reader.records()]
+    assert len(tried) == 3
+    for config, point in zip(tried, points, strict=True):
+        assert config["autocat_encoder"] == point["autocat_encoder"]
+        assert config["learning_rate"] == pytest.approx(point["learning_rate"])
+        assert config["n_estimators"] == point["n_estimators"]
 
 
 @pytest.mark.parametrize("learners", [["autocat"], ["lgbm"]])
