@@ -6,6 +6,7 @@ import contextvars
 import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from itertools import pairwise
 from numbers import Integral
 from typing import Any, ClassVar
@@ -125,7 +126,9 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
       and identifiers (from 50 rows on): integers all distinct and either named
       like a saved index (``'Unnamed: 0'``), consecutive, or increasing with the
       rows; strings at least 95% distinct with no space in any value. Free text
-      (values with spaces) is kept.
+      (values with spaces) is kept. When every column would be dropped by
+      these rules, none is (each is encoded as its values say), so that a
+      model after the vectorizer has columns to fit on.
 
     - ``'text'``: high-cardinality columns of free text or lists, whose
       distinct values have a median of at least 6 words or 3 list items
@@ -422,6 +425,10 @@ default='minhash'
             for name, column in zip(names, columns_of(X), strict=True)
         ]
         results = self._map(self._fit_column, items)
+        if all(state.decision.kind == "dropped" for state, _ in results):
+            # no column would leave a model after the vectorizer nothing to fit
+            # on (a fold's rows may make every column constant): none is dropped
+            results = [self._fit_column(*item, keep_all=True) for item in items]
         self._columns = [state for state, _ in results]
         self.column_kinds_ = {c.name: c.decision.kind for c in self._columns}
         self.transformers_ = {c.name: c.transformer for c in self._columns}
@@ -464,7 +471,12 @@ default='minhash'
             )
 
     def _fit_column(
-        self, name: str, column: Any, spec: Any = None, y: Any = None
+        self,
+        name: str,
+        column: Any,
+        spec: Any = None,
+        y: Any = None,
+        keep_all: bool = False,
     ) -> tuple[Column, Encoded]:
         check_budget()  # a time budget may cut a fit between columns
         family = column_family(column)
@@ -499,13 +511,17 @@ default='minhash'
             parse_numbers=self.parse_numbers,
             parse_dates=self.parse_dates,
             parse_times=self.parse_times,
-            drop_constant=self.drop_constant and spec is None,
-            drop_missing=self.drop_missing and spec is None,
+            drop_constant=self.drop_constant and spec is None and not keep_all,
+            drop_missing=self.drop_missing and spec is None and not keep_all,
             name=name,
             dayfirst=self.dayfirst,
             date_format=(self.datetime_format or {}).get(name),
-            drop_identifiers=self.drop_identifiers,
+            drop_identifiers=self.drop_identifiers and not keep_all,
         )
+        if keep_all and spec is None:
+            decision = replace(
+                decision, reason=f"{decision.reason} (kept: every column was dropped)"
+            )
         if spec is not None:
             decision = user_decision(name, family, uniques, decision, spec)
         elif (

@@ -357,13 +357,22 @@ def test_single_row():
     assert vectorizer.transform(one).shape == (1, 7)
 
 
-def test_all_dropped_gives_an_empty_matrix():
+def test_no_column_is_dropped_when_every_column_would_be():
+    # a model after the vectorizer needs a column (XGBoost fails with none);
+    # within a fold's rows every column may be constant
     df = pd.DataFrame({"a": [1, 1, 1], "b": [None] * 3})
-    out = TableVectorizer().fit_transform(df)
-    assert out.shape == (3, 0)
-    assert TableVectorizer(drop_constant=False, drop_missing=False).fit_transform(
-        df
-    ).shape == (3, 2)
+    vectorizer = TableVectorizer()
+    out = vectorizer.fit_transform(df)
+    expected = TableVectorizer(drop_constant=False, drop_missing=False)
+    np.testing.assert_array_equal(out, expected.fit_transform(df))
+    assert out.shape == (3, 2)
+    assert vectorizer.column_kinds_ == expected.column_kinds_
+    assert "every column was dropped" in vectorizer.describe()["reason"].iloc[0]
+    # with one column left, the constant and the empty ones are dropped as usual
+    df["c"] = [1.0, 2.0, 3.0]
+    assert TableVectorizer().fit(df).column_kinds_ == {
+        "a": "dropped", "b": "dropped", "c": "numeric",
+    }  # fmt: skip
 
 
 def test_transform_does_not_mutate():
