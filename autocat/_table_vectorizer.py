@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextvars
 import sys
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from itertools import pairwise
@@ -21,16 +20,13 @@ from sklearn.utils.validation import check_is_fitted
 from autocat._budget import check_budget
 from autocat._column_kinds import (
     Decision,
-    SuspiciousColumnWarning,
     decide,
     is_free_text,
     number_table,
     parse_dates,
     parse_numbers,
     parse_times,
-    sample_rows,
     stringify,
-    suspicious_columns,
 )
 from autocat._dataframe import (
     check_input_names,
@@ -41,7 +37,6 @@ from autocat._dataframe import (
     input_names,
     is_all_missing,
     n_rows,
-    series_values,
     time_zone,
     to_2d,
     to_float,
@@ -71,9 +66,9 @@ from autocat._vectorizer_columns import (
     gather,
     missing_like,
     one_column_frame,
-    order_values,
     output_names,
     row_slice,
+    warn_suspicious,
     warn_unread,
 )
 
@@ -435,29 +430,8 @@ default='minhash'
         self.input_to_outputs_ = {c.name: list(c.outputs) for c in self._columns}
         encoded = [encoded for _, encoded in results]
         if y is not None:
-            self._warn_suspicious(encoded, y, n_rows(X))
+            warn_suspicious(self._columns, encoded, y, n_rows(X))
         return X, encoded
-
-    def _warn_suspicious(self, encoded: list[Encoded], y: Any, n: int) -> None:
-        """Warn about kept columns with a neighbour score of 0.99 or more."""
-        y = series_values(y)
-        if y.ndim != 1 or len(y) != n:
-            return
-        rows = sample_rows(n)
-        values = {
-            state.name: order_values(state, piece, rows)
-            for state, piece in zip(self._columns, encoded, strict=True)
-        }
-        for name, score in suspicious_columns(values, y[rows]).items():
-            warnings.warn(
-                f"Column {name!r} predicts the target almost perfectly on its own "
-                f"(neighbour score {score:.3f}, 1 is perfect; see TableVectorizer's "
-                "Notes). It may leak the target: a copy of it, a value recorded "
-                "after the outcome, or a row index of a table sorted by it. Drop "
-                "the column if it is not known at prediction time.",
-                SuspiciousColumnWarning,
-                stacklevel=5,
-            )
 
     def _map(self, function: Any, items: list[Any]) -> list[Any]:
         n_threads = min(effective_n_jobs(self.n_jobs), max(1, len(items)))

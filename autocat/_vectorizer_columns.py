@@ -15,8 +15,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from autocat._column_kinds import Decision
-from autocat._dataframe import check_time_zone, dtype_name, to_float
+from autocat._column_kinds import (
+    Decision,
+    SuspiciousColumnWarning,
+    sample_rows,
+    suspicious_columns,
+)
+from autocat._dataframe import check_time_zone, dtype_name, series_values, to_float
 
 
 @dataclass
@@ -167,3 +172,27 @@ def warn_unread(state: Column, uniques: np.ndarray, ok: np.ndarray, what: str) -
         UserWarning,
         stacklevel=4,
     )
+
+
+def warn_suspicious(
+    columns: list[Column], encoded: list[Encoded], y: Any, n: int
+) -> None:
+    """Warn about kept columns with a neighbour score of 0.99 or more."""
+    y = series_values(y)
+    if y.ndim != 1 or len(y) != n:
+        return
+    rows = sample_rows(n)
+    values = {
+        state.name: order_values(state, piece, rows)
+        for state, piece in zip(columns, encoded, strict=True)
+    }
+    for name, score in suspicious_columns(values, y[rows]).items():
+        warnings.warn(
+            f"Column {name!r} predicts the target almost perfectly on its own "
+            f"(neighbour score {score:.3f}, 1 is perfect; see TableVectorizer's "
+            "Notes). It may leak the target: a copy of it, a value recorded "
+            "after the outcome, or a row index of a table sorted by it. Drop "
+            "the column if it is not known at prediction time.",
+            SuspiciousColumnWarning,
+            stacklevel=5,
+        )
