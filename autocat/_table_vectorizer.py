@@ -56,6 +56,7 @@ from autocat._minhash import MinHashEncoder
 from autocat._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from autocat._text import TextEncoder
 from autocat._vectorizer_columns import (
+    KEPT_WHEN_ALL_DROPPED,
     Column,
     Encoded,
     check_storage,
@@ -423,7 +424,10 @@ default='minhash'
         if all(state.decision.kind == "dropped" for state, _ in results):
             # no column would leave a model after the vectorizer nothing to fit
             # on (a fold's rows may make every column constant): none is dropped
-            results = [self._fit_column(*item, keep_all=True) for item in items]
+            results = [
+                self._fit_column(*item, kept_reason=state.decision.reason)
+                for item, (state, _) in zip(items, results, strict=True)
+            ]
         self._columns = [state for state, _ in results]
         self.column_kinds_ = {c.name: c.decision.kind for c in self._columns}
         self.transformers_ = {c.name: c.transformer for c in self._columns}
@@ -450,9 +454,10 @@ default='minhash'
         column: Any,
         spec: Any = None,
         y: Any = None,
-        keep_all: bool = False,
+        kept_reason: str | None = None,
     ) -> tuple[Column, Encoded]:
         check_budget()  # a time budget may cut a fit between columns
+        keep_all = kept_reason is not None  # why the rules would drop it
         family = column_family(column)
         n = len(column)
         as_text = isinstance(spec, str) and SPECIFIC_KINDS[spec] in (
@@ -493,9 +498,8 @@ default='minhash'
             drop_identifiers=self.drop_identifiers and not keep_all,
         )
         if keep_all and spec is None:
-            decision = replace(
-                decision, reason=f"{decision.reason} (kept: every column was dropped)"
-            )
+            reason = f"{kept_reason}{KEPT_WHEN_ALL_DROPPED}{decision.reason}"
+            decision = replace(decision, reason=reason)
         if spec is not None:
             decision = user_decision(name, family, uniques, decision, spec)
         elif (

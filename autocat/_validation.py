@@ -132,10 +132,15 @@ def check_kept_columns(plan: pd.DataFrame) -> None:
             "The table has no feature column besides the target; add the columns "
             "to learn from."
         )
-    dropped = plan[plan["kind"] == "dropped"]
+    from autocat._vectorizer_columns import KEPT_WHEN_ALL_DROPPED
+
+    # when the rules drop every column, the vectorizer keeps them all (a fold's
+    # rows may make every column constant); on the whole table, it is an error
+    kept_anyway = plan["reason"].str.contains(KEPT_WHEN_ALL_DROPPED, regex=False)
+    dropped = plan[(plan["kind"] == "dropped") | kept_anyway]
     if len(dropped) == len(plan):
         reasons = ", ".join(
-            f"{column!r} ({reason})"
+            f"{column!r} ({reason.split(KEPT_WHEN_ALL_DROPPED)[0]})"
             for column, reason in zip(dropped["column"], dropped["reason"], strict=True)
         )
         raise ValueError(
@@ -275,6 +280,7 @@ def _family(scorer: Any) -> str:
     return "regression" if "_regression" in module else "classification"
 
 
+@functools.cache
 def _scorer_fits(name: str, task: str) -> bool:
     from sklearn.metrics import get_scorer
 
@@ -371,7 +377,7 @@ def check_metric(metric: str, task: str) -> None:
 
     if metric not in get_scorer_names():
         raise ValueError(unknown_metric_message(metric, task))
-    if metric not in metrics_for_task(task):
+    if not _scorer_fits(metric, task):  # one probe; all of them only to list them
         raise ValueError(
             f"metric={metric!r} cannot score a {task} task. Pass one of "
             f"{list(metrics_for_task(task))}, or task= if the task was inferred "

@@ -23,6 +23,11 @@ from autocat._column_kinds import (
 )
 from autocat._dataframe import check_time_zone, dtype_name, series_values, to_float
 
+#: Joins, in a column's reason, why the rules would drop it and how it is
+#: encoded instead, when every column would be dropped (``TableVectorizer``
+#: then keeps them all, so that a model after it has columns to fit on).
+KEPT_WHEN_ALL_DROPPED = "; kept, as every column would be dropped: "
+
 
 @dataclass
 class Column:
