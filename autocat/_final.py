@@ -30,6 +30,7 @@ from autocat._trials import (
     STOP_FRACTION,
     BudgetCallback,
     TrialRecord,
+    fit_early_stopped,
     inner_splits,
     thread_speedup,
 )
@@ -363,9 +364,7 @@ def fallback_model(
         callbacks=[guard],
     )
     y_rows = y[rows]
-    model.fit(
-        X_rows[fit], y_rows[fit], eval_set=[(X_rows[stop], y_rows[stop])], verbose=False
-    )
+    fit_early_stopped(model, X_rows[fit], y_rows[fit], X_rows[stop], y_rows[stop])
     if guard.cut:
         return None
     model.set_params(callbacks=None)

@@ -385,6 +385,44 @@ def _take(X: Any, rows: np.ndarray) -> Any:
     return X[rows]
 
 
+def fit_early_stopped(
+    model: Any, X_fit: Any, y_fit: np.ndarray, X_stop: Any, y_stop: np.ndarray
+) -> Any:
+    """Fit an XGBoost estimator whose early stopping watches ``(X_stop, y_stop)``.
+
+    XGBoost's scikit-learn API holds an evaluation set as a ``QuantileDMatrix``,
+    and evaluating one costs far more per round than a plain ``DMatrix`` (XGBoost
+    issue 10793): on 6,400 stop rows x 432 columns, 14 ms against 2 ms a round,
+    which doubled the trials' boosting time. The stop rows are held as a
+    ``DMatrix`` here; the predictions, hence the rounds early stopping keeps,
+    are the same. An XGBoost without the ``_create_dmatrix`` hook fits as usual.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xgboost import XGBRegressor
+    >>> from autocat._trials import fit_early_stopped
+    >>> X = np.arange(200.0).reshape(-1, 1); y = X[:, 0] % 7
+    >>> model = XGBRegressor(n_estimators=50, early_stopping_rounds=5)
+    >>> fit_early_stopped(model, X[:150], y[:150], X[150:], y[150:]) is model
+    True
+    >>> "_create_dmatrix" in vars(model)  # nothing of it is left on the model
+    False
+    """
+
+    def create_dmatrix(ref: Any, **kwargs: Any) -> Any:
+        if ref is not None:  # an evaluation set, built after the training set
+            return xgboost.DMatrix(**kwargs, nthread=model.n_jobs)
+        return type(model)._create_dmatrix(model, ref, **kwargs)
+
+    model._create_dmatrix = create_dmatrix
+    try:
+        model.fit(X_fit, y_fit, eval_set=[(X_stop, y_stop)], verbose=False)
+    finally:
+        del model._create_dmatrix
+    return model
+
+
 def _predict(model: Any, X: Any, task: str) -> np.ndarray:
     if task == "regression":
         return np.asarray(model.predict(X), dtype=np.float32)
@@ -565,11 +603,12 @@ class TrialRunner:
                 callbacks=callbacks,
             )
             y_train = self.y[train]
-            model.fit(
+            fit_early_stopped(
+                model,
                 _take(X_train, fit),
                 y_train[fit],
-                eval_set=[(_take(X_train, stop), y_train[stop])],
-                verbose=False,
+                _take(X_train, stop),
+                y_train[stop],
             )
             if guard.cut:
                 raise BudgetExhausted(f"trial {number} cut by the time budget")

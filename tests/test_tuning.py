@@ -315,6 +315,45 @@ def test_the_deadline_cuts_trials_in_flight():
     assert time.monotonic() - start < 4
 
 
+@pytest.mark.parametrize("task", ["regression", "multiclass"])
+def test_early_stopping_watches_a_plain_dmatrix_and_keeps_the_same_model(
+    task, monkeypatch
+):
+    # XGBoost evaluates a QuantileDMatrix several times slower per round; the
+    # stop rows are a DMatrix, and the model is the one XGBoost's own fit gives
+    import xgboost
+
+    from autocat._trials import fit_early_stopped
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 8)).astype(np.float32)
+    y = X[:, 0] + 0.3 * rng.normal(size=600)
+    if task == "multiclass":
+        y = np.digitize(y, [-0.5, 0.5])
+    model = Recipe(task, learning_rate=0.3).build_model(
+        n_estimators=300, early_stopping_rounds=10
+    )
+    reference = Recipe(task, learning_rate=0.3).build_model(
+        n_estimators=300, early_stopping_rounds=10
+    )
+    quantile_matrices = []
+    original = xgboost.QuantileDMatrix.__init__
+
+    def counted(self, *args, **kwargs):
+        quantile_matrices.append(kwargs.get("ref"))
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(xgboost.QuantileDMatrix, "__init__", counted)
+    fit_early_stopped(model, X[:450], y[:450], X[450:], y[450:])
+    assert quantile_matrices == [None]  # the training rows only
+    assert "_create_dmatrix" not in vars(model)
+    reference.fit(X[:450], y[:450], eval_set=[(X[450:], y[450:])], verbose=False)
+    assert len(quantile_matrices) == 3  # XGBoost's own fit: the stop rows too
+    assert 0 < model.best_iteration < 290
+    assert model.best_iteration == reference.best_iteration
+    np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+
+
 def test_budget_cuts_encoders_between_steps():
     words = pd.DataFrame({"w": [f"word {i} of many" for i in range(3000)]})
     with budget_scope(Budget(time.monotonic() - 1)):

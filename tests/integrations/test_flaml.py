@@ -50,6 +50,27 @@ def test_add_learners_rejects_an_unknown_learner():
     assert "catboost" not in FLAML_LEARNERS
 
 
+def _small_search(X, y, learners, *, max_iter, **fit_params):
+    """A real FLAML search of ``max_iter`` configurations of autocat's ``learners``."""
+    automl = flaml.AutoML()
+    names = add_learners(automl, learners)
+    automl.fit(
+        X,
+        y,
+        task="regression",
+        time_budget=60,  # a bound only; max_iter ends the search
+        n_jobs=1,
+        max_iter=max_iter,  # a fixed amount of search, however loaded the machine
+        estimator_list=names,
+        eval_method="holdout",
+        skip_transform=True,
+        verbose=0,
+        seed=0,
+        **fit_params,
+    )
+    return automl, names
+
+
 def test_starting_points_are_the_portfolio_inside_flamls_space():
     portfolio = _search_space.portfolio()
     points = starting_points(n_rows=2_000)["autocat"]
@@ -84,23 +105,14 @@ def test_flaml_evaluates_the_starting_points_first(dirty_split, tmp_path):
 
     X_train, y_train, _, _ = dirty_split
     points = starting_points(len(X_train))["autocat"][:3]
-    automl = flaml.AutoML()
-    names = add_learners(automl, ["autocat"])
-    automl.fit(
+    _small_search(
         X_train,
         y_train,
-        task="regression",
-        time_budget=60,  # a bound only; max_iter ends the search
-        n_jobs=1,
+        ["autocat"],
         max_iter=3,
-        estimator_list=names,
-        eval_method="holdout",
-        skip_transform=True,
         starting_points={"autocat": points},
         log_file_name=str(tmp_path / "flaml.log"),
         log_type="all",
-        verbose=0,
-        seed=0,
     )
     with training_log_reader(str(tmp_path / "flaml.log")) as reader:
         tried = [record.config for record in reader.records()]
@@ -114,21 +126,7 @@ def test_flaml_evaluates_the_starting_points_first(dirty_split, tmp_path):
 @pytest.mark.parametrize("learners", [["autocat"], ["lgbm"]])
 def test_fit_predicts_rows_with_unseen_titles(dirty_split, learners):
     X_train, y_train, X_new, y_new = dirty_split
-    automl = flaml.AutoML()
-    names = add_learners(automl, learners)
-    automl.fit(
-        X_train,
-        y_train,
-        task="regression",
-        time_budget=60,  # a bound only; max_iter ends the search
-        n_jobs=1,
-        max_iter=6,  # a fixed amount of search, however loaded the machine
-        estimator_list=names,
-        eval_method="holdout",
-        skip_transform=True,
-        verbose=0,
-        seed=0,
-    )
+    automl, names = _small_search(X_train, y_train, learners, max_iter=6)
     assert automl.best_estimator == names[0]
     predictions = automl.predict(X_new)
     assert predictions.shape == (len(X_new),) and np.isfinite(predictions).all()
