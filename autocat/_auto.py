@@ -32,7 +32,8 @@ from autocat._final import (
 from autocat._recipe import TASKS
 from autocat._result import AutoResult
 from autocat._search_space import default_params, portfolio
-from autocat._tuning import resolve_threads, tune
+from autocat._trials import EncodingCache
+from autocat._tuning import TuneOutcome, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
 
 if TYPE_CHECKING:
@@ -442,7 +443,9 @@ def auto_fit(
         (more, up to two thirds, when the paper's recipe on all rows needs it,
         as estimated from its fit on 1,000 rows), the search stops and the rest
         trains the paper's recipe on as many rows as it allows (a growing
-        sample; ``summary()`` says how many).
+        sample; ``summary()`` says how many). If that leaves more time than the
+        search had run, the search resumes (its encodings cached), and a trial
+        that finishes replaces the paper's recipe (``summary()`` says so).
     n_trials : int, optional
         Trials to run. Without it nor ``time_budget``, 20 trials run.
     cv : int or scikit-learn splitter, default=5
@@ -577,47 +580,78 @@ def auto_fit(
 
     notes: list[str] = []
     final_seconds = 0.0
-    outcome = None
-    try:
-        outcome = tune(
-            X,
-            y,
-            task=task,
-            scorer=scorer,
-            splits=splits,
-            n_trials=n_trials,
-            time_budget=time_budget,
-            deadline=deadline,
-            random_state=seed,
-            storage=storage,
-            study_name=study_name,
-            fingerprint=_fingerprint(X, y, task, metric, splits, seed),
-            n_jobs=n_jobs,
-            show_progress=show_progress,
-            callbacks=callbacks,
-            portfolio=portfolio(),
-            n_classes=n_classes,
-            reserve=reserve,
-            specific_transformers=specific_transformers,
-            first_result_by=first_result_by,
+    cache = EncodingCache()
+
+    def search(until: float | None, **overrides: Any) -> TuneOutcome | None:
+        options: dict[str, Any] = {
+            "task": task,
+            "scorer": scorer,
+            "splits": splits,
+            "n_trials": n_trials,
+            "time_budget": time_budget,
+            "deadline": deadline,
+            "random_state": seed,
+            "storage": storage,
+            "study_name": study_name,
+            "fingerprint": _fingerprint(X, y, task, metric, splits, seed),
+            "n_jobs": n_jobs,
+            "show_progress": show_progress,
+            "callbacks": callbacks,
+            "portfolio": portfolio(),
+            "n_classes": n_classes,
+            "reserve": reserve,
+            "specific_transformers": specific_transformers,
+            "first_result_by": until,
+            "cache": cache,
+        }
+        try:
+            return tune(X, y, **{**options, **overrides})
+        except BudgetExhausted:
+            if fallback is None:
+                raise
+            return None
+
+    search_start = time.monotonic()
+    outcome = search(first_result_by)
+    rescue, n_fallback = fallback, min(len(y), FALLBACK_ROWS)
+    if outcome is not None and not outcome.records and fallback is None:
+        raise RuntimeError(
+            "No trial of this call finished (the study's best trial ran in "
+            "another process): run more trials."
         )
-    except BudgetExhausted:
-        if fallback is None:
-            raise
     if outcome is None or not outcome.records:
-        if fallback is None:
-            raise RuntimeError(
-                "No trial of this call finished (the study's best trial ran in "
-                "another process): run more trials."
-            )
         interrupted = outcome is not None and outcome.interrupted
-        model, n_fallback = fallback, min(len(y), FALLBACK_ROWS)
         if not interrupted and deadline is not None:
-            model, n_fallback = rescue_model(
+            searched_s = time.monotonic() - search_start
+            rescue, n_fallback = rescue_model(
                 X, y, task, seed, total_threads, deadline, (fallback, fallback_s),
                 specific_transformers,
             )  # fmt: skip
-        pipeline = model
+            left = deadline - time.monotonic()
+            if _search_again(left, searched_s):
+                # The rescue's reserve was an overestimate: the trial it cut had
+                # cost less than the time now left (its encodings are cached).
+                logger.info(
+                    "the paper's recipe is trained; %.1fs left: the search resumes",
+                    left,
+                )
+                resumed = search(
+                    None,
+                    time_budget=left,
+                    reserve=FinalReserve(
+                        len(y), splits[0], total_threads, deadline,
+                        selection_s=min(2.0, 0.05 * left),
+                    ),
+                )  # fmt: skip
+                if resumed is not None and resumed.records:
+                    outcome = resumed
+                    notes.append(
+                        f"no trial finished before the time kept for the paper's "
+                        f"recipe; it trained in less, and the search resumed for "
+                        f"the {left:.1f}s left"
+                    )
+    if outcome is None or not outcome.records:
+        model = pipeline = rescue
         notes.append(
             f"time_budget={time_budget:g}s allowed no full trial: the model is the "
             f"paper's recipe trained on a sample of {n_fallback:,} of {len(y):,} "
@@ -683,6 +717,24 @@ def auto_fit(
         ensemble=members,
         notes=notes,
     )
+
+
+def _search_again(left: float, searched_s: float) -> bool:
+    """Whether the search resumes after the rescue, with ``left`` seconds to go.
+
+    The first search ran ``searched_s`` seconds and no trial of it finished in
+    that time: a trial needs more, less its encodings, which are cached. The
+    search resumes only when more time than that is left, so that the call
+    does not spend its end on a trial that cannot finish.
+
+    Examples
+    --------
+    >>> _search_again(6.0, searched_s=2.5)
+    True
+    >>> _search_again(4.0, searched_s=8.5)
+    False
+    """
+    return left > max(searched_s, 1.0)
 
 
 def _baseline_score(study: optuna.Study) -> float:

@@ -184,6 +184,7 @@ def fit_autocat(task, X_train, y_train, X_test, seed, budget):
     return predict(task, result, X_test), {
         "n_trials": result.n_trials_,
         "cv_score": result.cv_score_,
+        "notes": " | ".join(result.notes_),
     }
 
 
@@ -307,6 +308,7 @@ for name in names:
                 "n_rows": len(X),
                 "n_trials": reported.get("n_trials"),
                 "cv_score": reported.get("cv_score"),
+                "notes": reported.get("notes", ""),
                 "error": error[:200],
             }
             rows.append(row)

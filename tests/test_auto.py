@@ -517,6 +517,32 @@ def test_the_rescue_gets_what_the_paper_recipe_on_all_rows_needs(monkeypatch):
     assert rescue_seconds(60.0, 5.0, 30_000, 1) == 40.0
 
 
+def test_the_search_resumes_when_the_rescue_leaves_time_for_a_trial(monkeypatch):
+    # The rescue's reserve is an estimate: here almost the whole budget, so the
+    # first search ends before any trial. The paper's recipe on 3,000 rows then
+    # takes well under a second, and the search resumes in the time left: its
+    # trials, not the recipe, make the model.
+    import autocat._auto
+    from autocat._final import warm_kernels
+
+    warm_kernels()  # a cold compile cache would take the time left for the trials
+    monkeypatch.setattr(
+        autocat._auto, "rescue_seconds", lambda budget, *args: 0.95 * budget
+    )
+    df = _frame(3000, seed=4)
+    budget = 10.0
+    start = time.monotonic()
+    result = auto_fit(df, "salary", time_budget=budget, n_jobs=1, show_progress=False)
+    elapsed = time.monotonic() - start
+    assert result.n_trials_ >= 1
+    assert "the search resumed" in result.summary()
+    assert "paper's recipe trained on a sample" not in result.summary()
+    assert np.isfinite(result.cv_score_)
+    assert elapsed <= max(1.1 * budget, budget + 2), elapsed
+    assert result.score(df, df["salary"]) > 0.9
+    _assert_fully_trained(result)
+
+
 def test_a_search_with_no_finished_trial_leaves_a_third_to_the_rescue(monkeypatch):
     # Trials that never finish: two thirds into the budget the search gives up,
     # and the paper's recipe is trained on more rows than the fallback's 1,000
@@ -540,6 +566,7 @@ def test_a_search_with_no_finished_trial_leaves_a_third_to_the_rescue(monkeypatc
     result = auto_fit(df, "salary", time_budget=budget, n_jobs=1, show_progress=False)
     elapsed = time.monotonic() - start
     assert result.n_trials_ == 0
+    # ... and does not resume: less time is left than the search had run
     assert gave_up and max(gave_up) - start < budget * 2 / 3 + 0.5
     rows = re.search(r"a sample of ([\d,]+) of 3,000 rows", result.summary())
     assert rows and int(rows.group(1).replace(",", "")) > 1000
