@@ -581,6 +581,7 @@ def auto_fit(
     notes: list[str] = []
     final_seconds = 0.0
     cache = EncodingCache()
+    fingerprint = _fingerprint(X, y, task, metric, splits, seed)
 
     def search(until: float | None, **overrides: Any) -> TuneOutcome | None:
         options: dict[str, Any] = {
@@ -593,7 +594,7 @@ def auto_fit(
             "random_state": seed,
             "storage": storage,
             "study_name": study_name,
-            "fingerprint": _fingerprint(X, y, task, metric, splits, seed),
+            "fingerprint": fingerprint,
             "n_jobs": n_jobs,
             "show_progress": show_progress,
             "callbacks": callbacks,
