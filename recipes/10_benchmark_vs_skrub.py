@@ -46,6 +46,7 @@ import argparse
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -101,6 +102,21 @@ parser.add_argument(
     default=[],
     metavar="[PEER=]PYTHON",
     help="the interpreter that runs AutoGluon or FLAML (default: this one)",
+)
+parser.add_argument(
+    "--peer-limit",
+    type=float,
+    default=3.0,
+    metavar="FACTOR",
+    help="stop a peer still fitting after FACTOR x its budget + --peer-slack seconds "
+    "and record the overrun as its result (default: 3)",
+)
+parser.add_argument(
+    "--peer-slack",
+    type=float,
+    default=60.0,
+    metavar="SECONDS",
+    help="seconds added to a peer's limit for its start-up and prediction (default 60)",
 )
 parser.add_argument("--out", help="CSV file collecting one row per task, split, method")
 parser.add_argument(
@@ -223,9 +239,23 @@ def peer_fitter(peer):
             job.update(time_budget=budget, seed=seed, threads=args.threads)
             (folder / "job.json").write_text(json.dumps(job))
             command = [peer_python[peer], str(HERE / "_peer.py"), peer, str(folder)]
-            done = subprocess.run(command, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise RuntimeError(f"{peer} failed: {done.stderr[-300:]}")
+            limit = args.peer_limit * budget + args.peer_slack
+            # A session of its own: an overrun stops the peer and its workers.
+            process = subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                start_new_session=True,
+            )  # fmt: skip
+            try:
+                _, stderr = process.communicate(timeout=limit)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+                raise TimeoutError(
+                    f"{peer} overran: still fitting after {limit:.0f} s for a "
+                    f"{budget:g} s time limit (stopped)"
+                ) from None
+            if process.returncode != 0:
+                raise RuntimeError(f"{peer} failed: {stderr[-300:]}")
             predictions = np.load(folder / "predictions.npy")
             inside = json.loads((folder / "fit.json").read_text())
         return predictions, inside

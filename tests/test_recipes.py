@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,39 @@ def test_benchmark_measures_a_peer_from_its_own_interpreter(peer, tmp_path):
     # 5 s on 1,333 rows: FLAML 0.65, AutoGluon 0.88 on a quiet machine, less
     # under load; predictions not aligned with the test rows score about -0.8
     assert float(found.group(1)) > 0, completed.stdout[-2000:]
+
+
+def test_benchmark_stops_a_peer_that_overruns_and_records_it(tmp_path):
+    # A stand-in interpreter that never finishes (it only answers the import
+    # check): recipe 10 must stop it and its child at the limit, record the
+    # overrun as that contender's result, and fail the run, not hang.
+    child_pid = tmp_path / "child.pid"
+    hung = tmp_path / "hung-python"
+    hung.write_text(
+        "#!/bin/sh\n"
+        'if [ "$2" = "--check" ]; then exit 0; fi\n'
+        f"sleep 600 & echo $! > {child_pid}\n"
+        "sleep 600\n"
+    )
+    hung.chmod(0o755)
+    start = time.monotonic()
+    completed = run_recipe(
+        ROOT / "recipes" / "10_benchmark_vs_skrub.py",
+        tmp_path,
+        argv=["--methods", "flaml", "--peer-python", f"flaml={hung}",
+              "--peer-limit", "0", "--peer-slack", "3"],
+    )  # fmt: skip
+    elapsed = time.monotonic() - start
+    if "Nothing was measured" in completed.stdout:
+        pytest.skip(completed.stdout.strip().splitlines()[-1])
+    assert completed.returncode != 0
+    assert "flaml overran: still fitting after 3 s" in completed.stdout
+    assert elapsed < 60, elapsed
+    # The peer's own child was stopped too (gone, or a zombie left to init).
+    stat = Path(f"/proc/{int(child_pid.read_text())}/stat")
+    for _ in range(50):
+        if not stat.exists() or stat.read_text().split(")")[-1].split()[0] == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the overrunning peer's child process is still running")
