@@ -47,7 +47,7 @@ FLAML_METRICS = {"r2": "r2", "accuracy": "accuracy", "average_precision": "ap"}
 # ## The contenders
 #
 # Each returns a function that predicts labels, or the probability of class 1
-# on binary tasks. Every contender uses one thread.
+# on binary tasks. Every contender uses one thread (`n_jobs=1`), auto_fit too.
 
 
 # %%
@@ -87,6 +87,7 @@ def fit_auto_fit(task, X, y, seed, budget):
         task=task["task"],
         metric=task["metric"],
         time_budget=budget,
+        n_jobs=1,  # FLAML's thread count: its default of all cores would be -1
         random_state=seed,
         show_progress=False,
     )
