@@ -47,6 +47,7 @@ __all__ = [
     "REFIT_MARGIN",
     "FinalModel",
     "FinalReserve",
+    "TrainingRows",
     "fallback_model",
     "final_model",
     "final_reserve",
@@ -105,6 +106,37 @@ class FinalModel:
     cv_score: float
     seconds: float
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TrainingRows:
+    """The training rows, and how every model of the final step is built on them.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rows = TrainingRows(pd.DataFrame({"x": [1.0, 2.0]}), np.array([0.0, 1.0]),
+    ...                     "regression", random_state=0, n_threads=1)
+    >>> rows.recipe({"max_depth": 3}).params()["max_depth"]
+    3
+    """
+
+    X: pd.DataFrame
+    y: np.ndarray
+    task: str
+    random_state: int
+    n_threads: int
+    specific_transformers: dict[str, Any] | None = None
+
+    def recipe(self, params: dict[str, Any]) -> Recipe:
+        """Return the recipe of a trial's ``params`` on these rows' threads."""
+        return Recipe(
+            self.task,
+            random_state=self.random_state,
+            n_jobs=self.n_threads,
+            specific_transformers=self.specific_transformers,
+            **params,
+        )
 
 
 def warm_kernels() -> None:
@@ -561,12 +593,13 @@ def final_model(
     budget = Budget(deadline)
     fit_rows, encoded_rows = split_rows(used[0])
 
+    training = TrainingRows(X, y, task, random_state, n_threads, specific_transformers)
+
     def build(
         record: TrialRecord, first: bool, folds: list[Any]
     ) -> tuple[Any, str, bool] | None:
-        return _member_model(record, first, budget, folds, X, y, task, random_state,
-                             n_threads, (len(y), fit_rows, encoded_rows),
-                             specific_transformers)  # fmt: skip
+        return _member_model(record, first, budget, folds, training,
+                             (fit_rows, encoded_rows))  # fmt: skip
 
     order = [int(i) for i in np.argsort(-weights, kind="stable") if weights[i] > 0]
     estimators: list[Any] = []
@@ -637,13 +670,8 @@ def _member_model(
     first: bool,
     budget: Budget,
     folds: list[Any],
-    X: pd.DataFrame,
-    y: np.ndarray,
-    task: str,
-    random_state: int,
-    n_threads: int,
-    refit_rows: tuple[int, float, float],
-    specific_transformers: dict[str, Any] | None,
+    training: TrainingRows,
+    fold_rows: tuple[float, float],
 ) -> tuple[Any, str, bool] | None:
     """Refit ``record`` on all rows if it fits in time, else average its fold models.
 
@@ -656,10 +684,9 @@ def _member_model(
     ``None``.
     """
     keep = REFIT_MARGIN * fold_models_seconds(record, 1) if first else 0.0
-    if budget.left() - keep >= REFIT_MARGIN * refit_seconds(record, *refit_rows,
-                                                            n_threads):  # fmt: skip
-        fitted = _refit(record, X, y, task, random_state, n_threads,
-                        _sooner(budget, keep), specific_transformers)  # fmt: skip
+    needed = refit_seconds(record, len(training.y), *fold_rows, training.n_threads)
+    if budget.left() - keep >= REFIT_MARGIN * needed:
+        fitted = _refit(record, training, _sooner(budget, keep))
         if fitted is not None:
             return fitted, "refit", False
     one_fold = False
@@ -668,8 +695,7 @@ def _member_model(
             return None
         one_fold = len(folds) > 1  # its other fold models do not fit in time
         folds = folds[:1]
-    fitted = _fold_models(record, X, y, task, folds, random_state, n_threads,
-                          specific_transformers)  # fmt: skip
+    fitted = _fold_models(record, training, folds)
     return fitted, "fold models", one_fold
 
 
@@ -687,41 +713,18 @@ def _single_pipeline(fitted: Any) -> Pipeline:
     return fitted.members_[0]
 
 
-def _recipe(
-    record: TrialRecord,
-    task: str,
-    random_state: int,
-    n_threads: int,
-    specific_transformers: dict[str, Any] | None,
-) -> Recipe:
-    return Recipe(
-        task,
-        random_state=random_state,
-        n_jobs=n_threads,
-        specific_transformers=specific_transformers,
-        **record.params,
-    )
-
-
 def _refit(
-    record: TrialRecord,
-    X: pd.DataFrame,
-    y: np.ndarray,
-    task: str,
-    random_state: int,
-    n_threads: int,
-    budget: Budget,
-    specific_transformers: dict[str, Any] | None,
+    record: TrialRecord, training: TrainingRows, budget: Budget
 ) -> Pipeline | None:
     """Refit a trial on all rows; ``None`` if the budget cut it."""
-    recipe = _recipe(record, task, random_state, n_threads, specific_transformers)
+    recipe = training.recipe(record.params)
     guard = BudgetCallback(budget)
     try:
         with budget_scope(budget):
             vectorizer = recipe.build_vectorizer()
-            encoded = vectorizer.fit_transform(X, y)
+            encoded = vectorizer.fit_transform(training.X, training.y)
         model = recipe.build_model(n_estimators=record.n_estimators, callbacks=[guard])
-        model.fit(encoded, y)
+        model.fit(encoded, training.y)
     except BudgetExhausted:
         return None
     if guard.cut:
@@ -733,27 +736,24 @@ def _refit(
 
 def _fold_models(
     record: TrialRecord,
-    X: pd.DataFrame,
-    y: np.ndarray,
-    task: str,
+    training: TrainingRows,
     splits: Sequence[tuple[np.ndarray, np.ndarray]],
-    random_state: int,
-    n_threads: int,
-    specific_transformers: dict[str, Any] | None,
 ) -> Any:
     """Average the trial's fold models, each behind its fold's vectorizer.
 
     The vectorizers the search kept are used as they are; the others are fitted
     again on their fold's training rows (the same encoding: it is deterministic).
     """
-    recipe = _recipe(record, task, random_state, n_threads, specific_transformers)
+    recipe = training.recipe(record.params)
     pipelines = []
     kept = list(record.vectorizers) + [None] * len(splits)
     for (train, _), model, vectorizer in zip(splits, record.models, kept, strict=False):
         if vectorizer is None:
-            vectorizer = recipe.build_vectorizer().fit(X.iloc[train], y[train])
+            vectorizer = recipe.build_vectorizer().fit(
+                training.X.iloc[train], training.y[train]
+            )
         pipelines.append(Pipeline([("vectorizer", vectorizer), ("model", model)]))
     if len(pipelines) == 1:
         return pipelines[0]
     weights = [1.0 / len(pipelines)] * len(pipelines)
-    return EnsembleModel.from_fitted(pipelines, weights, task=task)
+    return EnsembleModel.from_fitted(pipelines, weights, task=training.task)

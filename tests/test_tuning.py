@@ -542,7 +542,7 @@ def test_a_cut_refit_of_the_first_member_leaves_time_for_its_first_fold_model(
     real_refit = autocat._final._refit
 
     def spy(*args):
-        deadlines.append(args[6].deadline)
+        deadlines.append(args[2].deadline)  # _refit(record, training, budget)
         return real_refit(*args)
 
     monkeypatch.setattr(autocat._final, "_refit", spy)
@@ -562,7 +562,7 @@ def test_the_best_trials_keep_their_fold_vectorizers_for_their_fold_models(probl
     # trials release theirs, which the cache then frees.
     import gc
 
-    from autocat._final import _fold_models, fold_models_seconds
+    from autocat._final import TrainingRows, _fold_models, fold_models_seconds
     from autocat._tuning import KEEP_VECTORIZERS
 
     X, y, splits = problem
@@ -579,12 +579,13 @@ def test_the_best_trials_keep_their_fold_vectorizers_for_their_fold_models(probl
         assert all(v is not None for v in record.vectorizers)
         assert fold_models_seconds(record, len(splits)) == 0.0
     assert fold_models_seconds(worse[0], len(splits)) > 0.0
-    kept = _fold_models(best[0], X, y, "regression", splits, 0, 1, None)
+    training = TrainingRows(X, y, "regression", random_state=0, n_threads=1)
+    kept = _fold_models(best[0], training, splits)
     assert kept.members_[0].named_steps["vectorizer"] is best[0].vectorizers[0]
-    rebuilt = _fold_models(worse[0], X, y, "regression", splits, 0, 1, None)
+    rebuilt = _fold_models(worse[0], training, splits)
     # the same encoding either way: a kept vectorizer is what a rebuild fits
     worse[0].vectorizers = best[0].vectorizers
-    again = _fold_models(worse[0], X, y, "regression", splits, 0, 1, None)
+    again = _fold_models(worse[0], training, splits)
     np.testing.assert_array_equal(rebuilt.predict(X), again.predict(X))
 
 

@@ -65,10 +65,11 @@ def main(argv=None):
             record, len(call["y"]), fit_rows, len(train) + len(valid), call["n_threads"]
         )
         start = time.perf_counter()
-        autocat._final._refit(
-            record, call["X"], call["y"], call["task"], 0, call["n_threads"],
-            Budget(None), call.get("specific_transformers"),
+        training = autocat._final.TrainingRows(
+            call["X"], call["y"], call["task"], 0, call["n_threads"],
+            call.get("specific_transformers"),
         )  # fmt: skip
+        autocat._final._refit(record, training, Budget(None))
         actual = time.perf_counter() - start
         ratios.append(estimate / actual)
         print(
