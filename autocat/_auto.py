@@ -638,6 +638,7 @@ def auto_fit(
                 )
                 resumed = search(
                     None,
+                    progress_label="autocat (resumed)",
                     time_budget=left,
                     reserve=FinalReserve(
                         len(y), splits[0], total_threads, deadline,

@@ -244,16 +244,20 @@ def quiet_optuna() -> Iterator[None]:
 class _Progress:
     """A live progress bar on stderr (trials, best score, time left)."""
 
-    def __init__(self, enabled: bool, n_trials: int | None, budget: Budget) -> None:
+    def __init__(
+        self,
+        enabled: bool,
+        n_trials: int | None,
+        budget: Budget,
+        label: str = "autocat",
+    ) -> None:
         self.budget = budget
         self.count = 0
         self.bar: Any = None
         if enabled:
             from tqdm.std import tqdm
 
-            self.bar = tqdm(
-                total=n_trials, desc="autocat", unit="trial", file=sys.stderr
-            )
+            self.bar = tqdm(total=n_trials, desc=label, unit="trial", file=sys.stderr)
 
     def update(self, best: float) -> None:
         self.count += 1
@@ -433,6 +437,7 @@ def tune(
     reserve: Callable[[TrialRecord], float] | None = None,
     specific_transformers: dict[str, Any] | None = None,
     first_result_by: float | None = None,
+    progress_label: str = "autocat",
 ) -> TuneOutcome:
     """Run the search and return its outcome.
 
@@ -489,6 +494,8 @@ def tune(
         the trials in flight are cut there and the search ends with no records,
         leaving the time up to ``deadline`` to the caller. Once a trial
         finishes, the search runs to ``deadline`` again.
+    progress_label : str, default='autocat'
+        The progress bar's label (a resumed search says so).
 
     Returns
     -------
@@ -540,7 +547,7 @@ def tune(
             budget.deadline = deadline
         return record
 
-    progress = _Progress(show_progress, n_trials, budget)
+    progress = _Progress(show_progress, n_trials, budget, progress_label)
     records: list[TrialRecord] = []
     errors: list[BaseException] = []
     interrupted = stopped = False

@@ -517,7 +517,9 @@ def test_the_rescue_gets_what_the_paper_recipe_on_all_rows_needs(monkeypatch):
     assert rescue_seconds(60.0, 5.0, 30_000, 1) == 40.0
 
 
-def test_the_search_resumes_when_the_rescue_leaves_time_for_a_trial(monkeypatch):
+def test_the_search_resumes_when_the_rescue_leaves_time_for_a_trial(
+    monkeypatch, capsys
+):
     # The rescue's reserve is an estimate: here almost the whole budget, so the
     # first search ends before any trial. The paper's recipe on 3,000 rows then
     # takes well under a second, and the search resumes in the time left: its
@@ -532,10 +534,13 @@ def test_the_search_resumes_when_the_rescue_leaves_time_for_a_trial(monkeypatch)
     df = _frame(3000, seed=4)
     budget = 10.0
     start = time.monotonic()
-    result = auto_fit(df, "salary", time_budget=budget, n_jobs=1, show_progress=False)
+    result = auto_fit(df, "salary", time_budget=budget, n_jobs=1, show_progress=True)
     elapsed = time.monotonic() - start
     assert result.n_trials_ >= 1
     assert "the search resumed" in result.summary()
+    # its progress bar says it is the resumed search, not a second "autocat" one
+    bars = capsys.readouterr().err
+    assert "autocat (resumed):" in bars and "autocat:" in bars
     assert "paper's recipe trained on a sample" not in result.summary()
     assert np.isfinite(result.cv_score_)
     assert elapsed <= max(1.1 * budget, budget + 2), elapsed
