@@ -242,7 +242,7 @@ def peer_fitter(peer):
             limit = args.peer_limit * budget + args.peer_slack
             # A session of its own: an overrun stops the peer and its workers.
             process = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                 start_new_session=True,
             )  # fmt: skip
             try:

@@ -87,7 +87,7 @@ def fit_auto_fit(task, X, y, seed, budget):
         task=task["task"],
         metric=task["metric"],
         time_budget=budget,
-        n_jobs=1,  # FLAML's thread count: its default of all cores would be -1
+        n_jobs=1,  # the one thread fit_flaml gives FLAML
         random_state=seed,
         show_progress=False,
     )
