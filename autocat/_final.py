@@ -377,12 +377,8 @@ def fallback_model(
             rows = np.union1d(rows, first)
         rows = np.sort(rows)
     (fit, stop), = inner_splits([(rows, rows)], y, task, random_state)  # fmt: skip
-    recipe = Recipe(
-        task,
-        random_state=random_state,
-        n_jobs=n_threads,
-        specific_transformers=specific_transformers,
-    )
+    training = TrainingRows(X, y, task, random_state, n_threads, specific_transformers)
+    recipe = training.recipe({})  # the paper's recipe: every setting at its default
     guard = BudgetCallback(Budget(None) if budget is None else budget)
     try:
         with budget_scope(budget):

@@ -424,10 +424,13 @@ default='minhash'
         if all(state.decision.kind == "dropped" for state, _ in results):
             # no column would leave a model after the vectorizer nothing to fit
             # on (a fold's rows may make every column constant): none is dropped
-            results = [
-                self._fit_column(*item, kept_reason=state.decision.reason)
-                for item, (state, _) in zip(items, results, strict=True)
-            ]
+            results = self._map(
+                self._fit_column,
+                [
+                    (*item, state.decision.reason)
+                    for item, (state, _) in zip(items, results, strict=True)
+                ],
+            )
         self._columns = [state for state, _ in results]
         self.column_kinds_ = {c.name: c.decision.kind for c in self._columns}
         self.transformers_ = {c.name: c.transformer for c in self._columns}

@@ -357,11 +357,13 @@ def test_single_row():
     assert vectorizer.transform(one).shape == (1, 7)
 
 
-def test_no_column_is_dropped_when_every_column_would_be():
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_no_column_is_dropped_when_every_column_would_be(n_jobs):
     # a model after the vectorizer needs a column (XGBoost fails with none);
-    # within a fold's rows every column may be constant
+    # within a fold's rows every column may be constant; both passes over the
+    # columns run on the vectorizer's threads
     df = pd.DataFrame({"a": [1, 1, 1], "b": [None] * 3})
-    vectorizer = TableVectorizer()
+    vectorizer = TableVectorizer(n_jobs=n_jobs)
     out = vectorizer.fit_transform(df)
     expected = TableVectorizer(drop_constant=False, drop_missing=False)
     np.testing.assert_array_equal(out, expected.fit_transform(df))
