@@ -22,6 +22,7 @@ from autocat._encoder_choice import check_specific
 from autocat._ensemble import fold_scorer
 from autocat._final import (
     FALLBACK_ROWS,
+    RESCUE_XGB_PARAMS,
     FinalReserve,
     fallback_model,
     final_model,
@@ -440,12 +441,14 @@ def auto_fit(
         cut and discarded; the returned model is always fully trained. k-fold CV
         is used when at least 10 such trials fit, else the first fold is a
         holdout. If no trial has finished when a third of the budget is left
-        (more, up to two thirds, when the paper's recipe on all rows needs it,
+        (more, up to two thirds, when the rescue recipe on all rows needs it,
         as estimated from its fit on 1,000 rows), the search stops and the rest
-        trains the paper's recipe on as many rows as it allows (a growing
-        sample; ``summary()`` says how many). If that leaves more time than the
-        search had run, the search resumes (its encodings cached), and a trial
-        that finishes replaces the paper's recipe (``summary()`` says so).
+        trains the rescue recipe (the paper's min-hash encoding, d = 30, and
+        XGBoost at learning rate 0.1 with subsampling, trees by early stopping)
+        on as many rows as it allows (a growing sample; ``summary()`` says how
+        many). If that leaves more time than the search had run, the search
+        resumes (its encodings cached), and a trial that finishes replaces the
+        rescue recipe (``summary()`` says so).
     n_trials : int, optional
         Trials to run. Without it nor ``time_budget``, 20 trials run.
     cv : int or scikit-learn splitter, default=5
@@ -633,7 +636,7 @@ def auto_fit(
                 # The rescue's reserve was an overestimate: the trial it cut had
                 # cost less than the time now left (its encodings are cached).
                 logger.info(
-                    "the paper's recipe is trained; %.1fs left: the search resumes",
+                    "the rescue recipe is trained; %.1fs left: the search resumes",
                     left,
                 )
                 resumed = search(
@@ -648,7 +651,7 @@ def auto_fit(
                 if resumed is not None and resumed.records:
                     outcome = resumed
                     notes.append(
-                        f"no trial finished before the time kept for the paper's "
+                        f"no trial finished before the time kept for the rescue "
                         f"recipe; it trained in less, and the search resumed for "
                         f"the {left:.1f}s left"
                     )
@@ -656,13 +659,17 @@ def auto_fit(
         model = pipeline = rescue
         notes.append(
             f"time_budget={time_budget:g}s allowed no full trial: the model is the "
-            f"paper's recipe trained on a sample of {n_fallback:,} of {len(y):,} "
+            f"rescue recipe (the paper's min-hash encoding, d = 30, and a regularised "
+            f"XGBoost) trained on a sample of {n_fallback:,} of {len(y):,} "
             "rows; raise time_budget for a searched model"
         )
         study = None if outcome is None else outcome.study
         members: list[dict[str, Any]] = []
         cv_score = math.nan
-        best_params = default_params("minhash")
+        trees = int(getattr(rescue.named_steps["model"], "best_iteration", -1)) + 1
+        best_params = {**default_params("minhash"), **RESCUE_XGB_PARAMS}
+        if trees > 0:
+            best_params["n_estimators"] = trees
         n_folds = 0
     else:
         final = final_model(

@@ -316,7 +316,7 @@ class AutoResult:
             row = self.ensemble_.iloc[0]
             model = f"model: trial #{row['trial']} ({row['fit']})"
         else:
-            model = "model: the paper's recipe on a sample (no trial finished)"
+            model = "model: the rescue recipe on a sample (no trial finished)"
         lines = [
             f"task: {self.task_} (target {self.target_!r}), metric: {self.metric_}",
             f"data: {self.n_rows_} rows x {n_cols} columns",

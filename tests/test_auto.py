@@ -480,6 +480,45 @@ def test_rescue_model_trains_on_as_many_rows_as_the_time_allows():
     assert n_rows == 1000 and model is fallback
 
 
+def test_the_rescue_recipe_is_min_hash_before_a_regularised_xgboost():
+    # The rescue's XGBoost: learning rate 0.1, rows and columns subsampled,
+    # trees by early stopping on an inner fifth. The same
+    # model built by hand from the vectorizer's defaults and XGBoost predicts
+    # the same, bit for bit; auto_fit's best_params_ reports those settings.
+    from xgboost import XGBRegressor
+
+    from autocat import TableVectorizer
+    from autocat._final import RESCUE_XGB_PARAMS, fallback_model
+    from autocat._trials import inner_splits
+
+    assert RESCUE_XGB_PARAMS == {
+        "learning_rate": 0.1, "subsample": 0.8, "colsample_bytree": 0.8,
+    }  # fmt: skip
+    df = _frame(600, seed=5)
+    X, y = df.drop(columns="salary"), df["salary"].to_numpy()
+    rescue = fallback_model(X, y, "regression", 3, 1, n_rows=600)
+    rows = np.arange(600)
+    (fit, stop), = inner_splits([(rows, rows)], y, "regression", 3)  # fmt: skip
+    encoded = TableVectorizer(random_state=3).fit_transform(X, y)
+    by_hand = XGBRegressor(
+        tree_method="hist", n_estimators=1000, early_stopping_rounds=50,
+        learning_rate=0.1, subsample=0.8, colsample_bytree=0.8,
+        random_state=3, n_jobs=1,
+    )  # fmt: skip
+    by_hand.fit(encoded[fit], y[fit], eval_set=[(encoded[stop], y[stop])],
+                verbose=False)  # fmt: skip
+    assert rescue.named_steps["model"].best_iteration == by_hand.best_iteration
+    assert rescue.predict(X).tobytes() == by_hand.predict(encoded).tobytes()
+    # a budget that allows no trial reports the rescue's settings and trees
+    result = auto_fit(df, "salary", time_budget=0.01, show_progress=False)
+    assert result.n_trials_ == 0  # the budget ended before the search began
+    for name, value in RESCUE_XGB_PARAMS.items():
+        assert result.best_params_[name] == value
+    assert result.best_params_["encoder"] == "minhash"
+    assert result.best_params_["n_components"] == 30
+    assert 1 <= result.best_params_["n_estimators"] < 1000
+
+
 def test_the_rescue_gets_what_the_paper_recipe_on_all_rows_needs(monkeypatch):
     # The search stops early enough for the rescue: a third of the budget, or
     # the paper's recipe on all rows, estimated from the fallback's fit on
@@ -540,7 +579,7 @@ def test_the_search_resumes_when_the_rescue_leaves_time_for_a_trial(
     # its progress bar says it is the resumed search, not a second "autocat" one
     bars = capsys.readouterr().err
     assert "autocat (resumed):" in bars and "autocat:" in bars
-    assert "paper's recipe trained on a sample" not in result.summary()
+    assert "trained on a sample of" not in result.summary()
     assert np.isfinite(result.cv_score_)
     assert elapsed <= max(1.1 * budget, budget + 2), elapsed
     assert result.score(df, df["salary"]) > 0.9

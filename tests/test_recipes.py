@@ -52,6 +52,12 @@ FIGURES = {
         # the small mode's held-out regret of the portfolio is at most random's
         lambda size, ours, random, _: size >= 1 and 0 <= ours <= random,
     ),
+    "21_rescue_settings": (
+        rf"^pick on all tasks: \S+; held out, above xgboost_defaults on (\d+) of "
+        rf"(\d+) task\(s\), median gain \+?{NUMBER}",
+        # both tasks measured; a gain is a difference of scores in [-1, 1]
+        lambda above, tasks, gain: tasks == 2 and above <= tasks and -1 <= gain <= 1,
+    ),
     # The framework recipes measure in their own environments (ci/integrations.sh);
     # in the core environment they say so and are skipped.
     "30_flaml": (
