@@ -4,7 +4,8 @@
 
 - ``'autocat'``: autocat's recipe, the :class:`~autocat.TableVectorizer` then
   XGBoost, tuned on the whole search-space table (encoder and model rows) plus
-  FLAML's number of trees;
+  FLAML's number of trees, which bounds the trees that early stopping chooses
+  on a fifth of the training rows (as in ``auto_fit``'s trials);
 - ``'autocat_<learner>'`` for FLAML's own learners (``'xgboost'``, ``'lgbm'``,
   ``'rf'``, ...): the vectorizer in front of the learner, tuned on the learner's
   own FLAML space plus the table's vectorizer rows.
@@ -20,8 +21,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import numpy as np
+
 from autocat import _search_space
 from autocat._search_space import ParamSpec
+from autocat._trials import EARLY_STOPPING_ROUNDS, MAX_ROUNDS, inner_split
 from autocat.integrations._common import build_vectorizer, require, vectorizer_specs
 
 __all__ = [
@@ -52,13 +56,10 @@ RECIPE = "autocat"
 #: Prepended to the vectorizer's parameters in FLAML's configurations.
 PREFIX = "autocat_"
 _DEFAULT_LEARNERS = (RECIPE, "xgboost", "lgbm", "rf", "extra_tree")
-#: Trees times learning rate of a starting point: FLAML's XGBoost has no early
-#: stopping, so a portfolio entry's number of trees follows its learning rate
-#: (the classic trade-off; early stopping chose 6 to 26, median 8, for the
-#: portfolio's entries when it was derived).
-LEARNING_UNITS = 10.0
 #: FLAML's smallest number of trees.
 _MIN_TREES = 4
+#: The ``'autocat'`` learner holds out rows for early stopping from this many.
+MIN_ROWS_TO_STOP_EARLY = 50
 
 
 def _flaml() -> Any:
@@ -144,9 +145,11 @@ def starting_points(n_rows: int | None = None) -> dict[str, list[dict[str, Any]]
     configurations that ``auto_fit`` tries first: diverse, strong on many
     tables, cheap ones first. Passed to ``AutoML.fit(starting_points=...)``,
     FLAML evaluates them first and searches around the best, instead of starting
-    from the paper's recipe alone. Each gets ``LEARNING_UNITS / learning_rate``
-    trees (FLAML's XGBoost has no early stopping; FLAML tunes the number from
-    there); parameters an entry does not set take their defaults.
+    from the paper's recipe alone. Each allows ``auto_fit``'s most trees
+    (``autocat._trials.MAX_ROUNDS``, 1,000): the ``'autocat'`` learner chooses
+    how many by early stopping, as ``auto_fit``'s trials do, and FLAML tunes
+    that bound from there. Parameters an entry does not set take their
+    defaults.
 
     Parameters
     ----------
@@ -168,8 +171,8 @@ def starting_points(n_rows: int | None = None) -> dict[str, list[dict[str, Any]]
     >>> first = points[0]
     >>> first["autocat_encoder"] in ("minhash", "gamma_poisson", "target", "text")
     True
-    >>> all(4 <= p["n_estimators"] <= 500 for p in points)
-    True
+    >>> {p["n_estimators"] for p in points}  # at most half the rows
+    {500}
     """
     if n_rows is not None and (isinstance(n_rows, bool) or int(n_rows) != n_rows
                                or n_rows < 1):  # fmt: skip
@@ -181,7 +184,7 @@ def starting_points(n_rows: int | None = None) -> dict[str, list[dict[str, Any]]
         for spec in specs:
             name = PREFIX + spec.name if spec.step == "vectorizer" else spec.name
             point[name] = entry.get(spec.name, spec.default)
-        trees = round(LEARNING_UNITS / float(point["learning_rate"]))
+        trees = MAX_ROUNDS
         if n_rows is not None:
             trees = min(trees, int(n_rows) // 2)
         point["n_estimators"] = max(_MIN_TREES, trees)
@@ -190,9 +193,17 @@ def starting_points(n_rows: int | None = None) -> dict[str, list[dict[str, Any]]
 
 
 class _EncodingMixin:
-    """Fit autocat's vectorizer in ``fit``, apply it in ``_preprocess``."""
+    """Fit autocat's vectorizer in ``fit``, apply it in ``_preprocess``.
+
+    With ``_early_stopping`` (the ``'autocat'`` learner), XGBoost's trees are
+    chosen as in ``auto_fit``'s trials: a fifth of the training rows
+    (stratified for classification) is held out for early stopping, the
+    configuration's ``n_estimators`` is the most trees allowed, and the model
+    keeps the best round.
+    """
 
     _vectorizer: Any = None
+    _early_stopping = False
 
     def _split_config(self, config: dict[str, Any]) -> dict[str, Any]:
         names = {PREFIX + spec.name for spec in vectorizer_specs()}
@@ -218,9 +229,36 @@ class _EncodingMixin:
         encoded = vectorizer.fit_transform(X_train, y_train)
         if budget is not None:
             budget = max(budget - (time.time() - start), 0.01)
+        if self._early_stopping and "eval_set" not in kwargs:
+            encoded, y_train, kwargs = self._hold_out_stop_rows(
+                encoded, y_train, seed, kwargs
+            )
         super().fit(encoded, y_train, budget, free_mem_ratio, **kwargs)  # type: ignore[misc]
         self._vectorizer = vectorizer
         return time.time() - start
+
+    def _hold_out_stop_rows(
+        self, encoded: Any, y_train: Any, seed: int, kwargs: dict[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]]:
+        """Return the fit rows, their target, and ``kwargs`` with the stop rows."""
+        y = np.asarray(y_train)
+        if len(y) < MIN_ROWS_TO_STOP_EARLY:
+            return encoded, y_train, kwargs
+        if self._task.is_classification():  # type: ignore[attr-defined]
+            codes = np.unique(y, return_inverse=True)[1]
+            task = "binary" if codes.max(initial=0) == 1 else "multiclass"
+        else:
+            codes, task = y, "regression"
+        fit_rows, stop_rows = inner_split(np.arange(len(y)), codes, task, seed)
+        if len(stop_rows) == 0:
+            return encoded, y_train, kwargs
+        self.params["early_stopping_rounds"] = EARLY_STOPPING_ROUNDS  # type: ignore[attr-defined]
+        kwargs = {
+            **kwargs,
+            "eval_set": [(encoded[stop_rows], y[stop_rows])],
+            "verbose": False,
+        }
+        return encoded[fit_rows], y[fit_rows], kwargs
 
     def _preprocess(self, X: Any) -> Any:
         if self._vectorizer is not None:
@@ -267,6 +305,7 @@ def _learner_class(learner: str) -> type:
         base.__init__(self, task, **config)
 
     namespace = {
+        "_early_stopping": learner == RECIPE,
         "__doc__": doc,
         "__init__": __init__,
         "__module__": __name__,

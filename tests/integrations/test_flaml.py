@@ -17,7 +17,6 @@ pytestmark = pytest.mark.filterwarnings(
 from autocat import _search_space  # noqa: E402
 from autocat.integrations.flaml import (  # noqa: E402
     FLAML_LEARNERS,
-    LEARNING_UNITS,
     add_learners,
     search_space,
     starting_points,
@@ -92,10 +91,11 @@ def test_starting_points_are_the_portfolio_inside_flamls_space():
                 assert value in domain.categories, name
             else:
                 assert domain.lower <= value <= domain.upper, (name, value)
-        expected = round(LEARNING_UNITS / entry["learning_rate"])
-        assert point["n_estimators"] == min(max(4, expected), 1_000)
+        # early stopping chooses the trees: a point allows auto_fit's most,
+        # within FLAML's bound (half the rows here)
+        assert point["n_estimators"] == 1_000
     # on few rows, the trees stay under FLAML's bound (the rows)
-    assert all(p["n_estimators"] <= 50 for p in starting_points(100)["autocat"])
+    assert all(p["n_estimators"] == 50 for p in starting_points(100)["autocat"])
     with pytest.raises(ValueError, match="n_rows"):
         starting_points(0)
 
@@ -136,3 +136,46 @@ def test_fit_predicts_rows_with_unseen_titles(dirty_split, learners):
     # FLAML keeps its models by pickling them: the encoder comes along
     restored = pickle.loads(pickle.dumps(automl))
     np.testing.assert_allclose(restored.predict(X_new), predictions)
+
+
+@pytest.mark.parametrize("task", ["regression", "binary"])
+def test_the_autocat_learner_chooses_its_trees_by_early_stopping(dirty_split, task):
+    # As in auto_fit's trials: n_estimators is a bound, a stratified fifth of
+    # the training rows stops the boosting, and the model keeps the best round.
+    from xgboost import XGBClassifier, XGBRegressor
+
+    from autocat import TableVectorizer
+    from autocat._trials import inner_split
+    from autocat.integrations.flaml import _learner_class
+
+    X_train, y_train, X_new, _ = dirty_split
+    if task == "binary":
+        y_train = (y_train > y_train.median()).astype(int)
+    learner = _learner_class("autocat")(
+        task=task, n_estimators=1_000, learning_rate=0.3, max_depth=6,
+        n_jobs=1, random_state=0,
+    )  # fmt: skip
+    learner.fit(X_train, y_train)
+    model = learner._model
+    rounds = model.get_booster().num_boosted_rounds()
+    assert rounds < 1_000  # stopped, 50 rounds after its best
+    assert rounds == model.best_iteration + 1 + 50
+    # the same model by hand: the vectorizer on every training row, XGBoost on
+    # the fit rows, early stopping on the others
+    y = y_train.to_numpy()
+    fit_rows, stop_rows = inner_split(np.arange(len(y)), y, task, 0)
+    assert len(stop_rows) == round(0.2 * len(y))
+    if task == "binary":  # stratified: the classes' shares are kept
+        assert abs(y[stop_rows].mean() - y.mean()) < 0.02
+    encoded = TableVectorizer(random_state=0).fit_transform(X_train, y)
+    kind = XGBClassifier if task == "binary" else XGBRegressor
+    by_hand = kind(
+        n_estimators=1_000, learning_rate=0.3, max_depth=6, n_jobs=1,
+        random_state=0, early_stopping_rounds=50, tree_method="hist",
+    )  # fmt: skip
+    stop = [(encoded[stop_rows], y[stop_rows])]
+    by_hand.fit(encoded[fit_rows], y[fit_rows], eval_set=stop, verbose=False)
+    assert model.best_iteration == by_hand.best_iteration
+    new = TableVectorizer(random_state=0).fit(X_train, y).transform(X_new)
+    expected = by_hand.predict(new)
+    np.testing.assert_allclose(learner.predict(X_new), expected, rtol=1e-5)
