@@ -666,10 +666,11 @@ def auto_fit(
         study = None if outcome is None else outcome.study
         members: list[dict[str, Any]] = []
         cv_score = math.nan
-        trees = int(getattr(rescue.named_steps["model"], "best_iteration", -1)) + 1
         best_params = {**default_params("minhash"), **RESCUE_XGB_PARAMS}
-        if trees > 0:
-            best_params["n_estimators"] = trees
+        if rescue is not None:  # its trees, as early stopping chose them
+            best_round = getattr(rescue.named_steps["model"], "best_iteration", None)
+            if best_round is not None:
+                best_params["n_estimators"] = int(best_round) + 1
         n_folds = 0
     else:
         final = final_model(
