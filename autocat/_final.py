@@ -70,8 +70,8 @@ FALLBACK_ROWS = 1_000
 # subsampled, trees by early stopping on an inner fifth. Of four candidates on
 # the 16 shared tasks (10,000 rows at most, 3 splits), it was the
 # leave-one-task-out choice on each task, and scored above XGBoost's defaults
-# on 13 of them held out, by 0.012 at the median (recipes/21_rescue_settings.py).
-# It takes 1.7 times as long as XGBoost's defaults (median over the tasks), so a
+# on 14 of them held out, by 0.012 at the median (recipes/21_rescue_settings.py).
+# It takes 1.6 times as long as XGBoost's defaults (median over the tasks), so a
 # short budget trains it on fewer rows.
 RESCUE_XGB_PARAMS: dict[str, float] = {
     "learning_rate": 0.1,
