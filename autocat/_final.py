@@ -373,12 +373,14 @@ def fallback_model(
     *,
     n_rows: int = FALLBACK_ROWS,
     budget: Budget | None = None,
+    xgb_params: dict[str, float] | None = None,
 ) -> Pipeline | None:
     """Train the rescue recipe on at most ``n_rows`` random rows.
 
     The rescue recipe is the paper's encoding (the vectorizer's defaults:
-    min-hash, d = 30) before XGBoost with :data:`RESCUE_XGB_PARAMS`, its trees
-    chosen by early stopping on an inner fifth of the rows.
+    min-hash, d = 30) before XGBoost with :data:`RESCUE_XGB_PARAMS` (or
+    ``xgb_params``, which recipe 21 compares), its trees chosen by early
+    stopping on an inner fifth of the rows.
     Built before a time-budgeted search on :data:`FALLBACK_ROWS` rows, so that a
     fully trained model exists even if no trial finishes in time; and, when no
     trial has finished, on as many rows as the rest of the budget allows. Every
@@ -395,7 +397,7 @@ def fallback_model(
         rows = np.sort(rows)
     (fit, stop), = inner_splits([(rows, rows)], y, task, random_state)  # fmt: skip
     training = TrainingRows(X, y, task, random_state, n_threads, specific_transformers)
-    recipe = training.recipe(RESCUE_XGB_PARAMS)
+    recipe = training.recipe(RESCUE_XGB_PARAMS if xgb_params is None else xgb_params)
     guard = BudgetCallback(Budget(None) if budget is None else budget)
     try:
         with budget_scope(budget):

@@ -44,7 +44,6 @@ import numpy as np
 import pandas as pd
 from _tasks import DATA, SMALL, load_task, score, splitter
 
-import autocat._final as final
 from autocat._final import fallback_model
 
 CANDIDATES: dict[str, dict[str, float]] = {
@@ -124,12 +123,12 @@ for name in args.tasks or TASKS:
             # training rows; a rare class may have no training row
             classes, y_train = np.unique(y_train, return_inverse=True)
         for candidate in candidates:
-            final.RESCUE_XGB_PARAMS = CANDIDATES[candidate]  # what fallback_model reads
             tic = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 model = fallback_model(X_train, y_train, task["task"], split,
-                                       args.threads, n_rows=len(train))  # fmt: skip
+                                       args.threads, n_rows=len(train),
+                                       xgb_params=CANDIDATES[candidate])  # fmt: skip
             seconds = time.perf_counter() - tic
             predict = predictor(task, model, classes)
             test_score = score(task, predict, X.iloc[test], y[test])
