@@ -211,7 +211,6 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
         ``table``, whose last row is the encoding of a missing value.
         """
         codes, strings = factorize_strings(values, name, self.n_jobs)
-        n_distinct = len(strings)
         if self.handle_missing == "error":
             missing = np.flatnonzero(codes < 0)
             if missing.size:
@@ -221,10 +220,18 @@ class MinHashEncoder(TransformerMixin, BaseEstimator):
                     "(e.g. df[col].fillna('missing')) or use handle_missing='zero' "
                     "or 'nan'."
                 )
-        table = np.empty((n_distinct + 1, self.n_components), dtype=np.float32)
-        self._hash(strings, table[:n_distinct])
-        table[n_distinct] = np.nan if self.handle_missing == "nan" else 0.0
-        return codes, table
+        return codes, self._distinct_table(strings)
+
+    def _distinct_table(self, strings: list[str]) -> np.ndarray:
+        """Rows of the distinct ``strings``, then the row of a missing value.
+
+        :class:`TableVectorizer` calls it on a column's distinct values, which
+        it has already factorised, so they are not factorised again.
+        """
+        table = np.empty((len(strings) + 1, self.n_components), dtype=np.float32)
+        self._hash(strings, table[:-1])
+        table[-1] = np.nan if self.handle_missing == "nan" else 0.0
+        return table
 
     def _hash(self, strings: list[str], out: np.ndarray) -> None:
         """Min-hash ``strings`` into ``out``, float32 of shape (len, n_components).

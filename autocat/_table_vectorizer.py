@@ -684,7 +684,11 @@ default='minhash'
             warn_unread(state, uniques, ~np.isnat(values), f"dates ({fmt})")
             return codes, values
         # text: every value is read as its str; distinct values may then merge
-        if uniques.dtype.kind == "O" and all(type(v) is str for v in uniques):
+        if uniques.dtype.kind == "O" and (
+            # a pandas string dtype holds only str: no need to check each value
+            isinstance(getattr(column, "dtype", None), pd.StringDtype)
+            or all(type(v) is str for v in uniques)
+        ):
             return codes, uniques
         if family == "datetime":
             uniques = np.asarray(pd.DatetimeIndex(uniques).astype(str), dtype=object)
@@ -703,6 +707,14 @@ default='minhash'
             # the last row of the table encodes a missing value; it is only asked
             # of the encoder when the column has one (some encoders reject them)
             has_missing = bool((codes < 0).any())
+            if (
+                isinstance(transformer, MinHashEncoder)
+                and uniques.dtype == object
+                and not (has_missing and transformer.handle_missing == "error")
+            ):
+                # distinct strings already: hash them without factorising again
+                table = transformer._distinct_table(uniques.tolist())
+                return Encoded(table=table, codes=codes)
             if not has_missing and len(uniques) == 0:  # no rows
                 table = np.full((1, len(state.outputs)), np.nan, dtype=np.float32)
                 return Encoded(table=table, codes=codes)

@@ -59,3 +59,27 @@ def test_minhash_kernel_writes_only_its_range():
     minhash_strings(codepoints, offsets, 1, 2, 2, 4, 4, False, out)
     assert (out[0] == 0).all() and (out[2] == 0).all()
     assert (out[1] > 0).all()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    strings=st.lists(
+        st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40),
+        min_size=1,
+        max_size=5,
+    ),
+    ngram_range=st.sampled_from([(2, 4), (1, 1), (3, 3), (1, 9)]),
+)
+def test_minhash_kernel_matches_reference_on_ascii(strings, ngram_range):
+    # ASCII strings take a path that reads the n-grams' bytes from the code
+    # points directly; n-grams of up to 9 bytes cover two full blocks and a tail
+    n_seeds = 5
+    codepoints, offsets = pack_strings(strings)
+    out = np.zeros((len(strings), 2 * n_seeds), dtype=np.uint32)
+    minhash_strings(
+        codepoints, offsets, 0, len(strings), *ngram_range, n_seeds, True, out
+    )
+    for row, string in zip(out, strings, strict=True):
+        low, high = _reference_minhash(string, n_seeds, ngram_range)
+        np.testing.assert_array_equal(row[:n_seeds], low)
+        np.testing.assert_array_equal(row[n_seeds:], high)

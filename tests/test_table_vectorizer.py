@@ -565,3 +565,37 @@ def test_n_jobs_splits_rows_and_gives_the_same_bytes(monkeypatch):
     for n_jobs in (2, 4):
         out = TableVectorizer(n_jobs=n_jobs).fit(frame).transform(frame)
         assert out.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("handle_missing", ["zero", "nan"])
+def test_min_hash_columns_equal_the_encoder_on_the_column(handle_missing):
+    # the vectorizer hashes a column's distinct values itself (no second
+    # factorisation): its output must stay the encoder's, bit for bit
+    values = [f"Job Title {i % 45}" for i in range(90)]
+    values[:6] = ["", "   ", "Straße Ωμέγα", None, "  job   TITLE 1 ", "東京 office"]
+    train = pd.DataFrame({"title": values, "n": np.arange(90.0)})
+    test = pd.DataFrame(
+        {"title": ["unseen title", None, "", "job title 3", "Ωμέγα"], "n": 1.0}
+    )
+    encoder = MinHashEncoder(n_components=6, handle_missing=handle_missing)
+    vectorizer = TableVectorizer(high_cardinality=encoder)
+    fitted = vectorizer.fit_transform(train)
+    assert vectorizer.column_kinds_["title"] == "high_cardinality"
+    columns = [
+        i
+        for i, name in enumerate(vectorizer.get_feature_names_out())
+        if name.startswith("title_")
+    ]
+    assert len(columns) == 6
+    missing_row = fitted[3, columns]  # the None of the training rows
+    if handle_missing == "nan":
+        assert np.isnan(missing_row).all()
+    else:
+        assert (missing_row == 0).all()
+    reference = clone(encoder).fit(train[["title"]])
+    np.testing.assert_array_equal(
+        fitted[:, columns], reference.transform(train[["title"]])
+    )
+    np.testing.assert_array_equal(
+        vectorizer.transform(test)[:, columns], reference.transform(test[["title"]])
+    )
