@@ -9,7 +9,9 @@ is where the encoder's speed comes from.
 
 Every step is truncated to ``uint32`` (numba computes integers at 64 bits): the
 compiler then keeps the seed loops in 32-bit lanes, twice as many per vector
-register as 64-bit ones, which made the kernel 1.3 times as fast.
+register as 64-bit ones, which made the kernel 1.3 times as fast. The n-grams of an
+ASCII string are read in place from its code points rather than written out as
+UTF-8 first: 1.6 times as fast in all, at d = 30 on dirty strings.
 """
 
 from __future__ import annotations
@@ -61,20 +63,26 @@ def _finalize(h, length):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _key_words(data, size, words):  # pragma: no cover - compiled
-    """Fill ``words`` with the key words of ``data[:size]``; return the tail word."""
+def _key_words(data, start, size, words):  # pragma: no cover - compiled
+    """Fill ``words`` with the key words of ``data[start:start + size]``.
+
+    Returns the tail word. ``data`` holds bytes: a buffer of UTF-8, or code points
+    that are all below 0x80 (an ASCII code point is its own UTF-8 byte, so the
+    n-grams of an ASCII string are read in place, without a copy).
+    """
     n_blocks = size >> 2
     for b in range(n_blocks):
+        at = start + 4 * b
         k = (
-            _U32(data[4 * b])
-            | (_U32(data[4 * b + 1]) << _U32(8))
-            | (_U32(data[4 * b + 2]) << _U32(16))
-            | (_U32(data[4 * b + 3]) << _U32(24))
+            _U32(data[at])
+            | (_U32(data[at + 1]) << _U32(8))
+            | (_U32(data[at + 2]) << _U32(16))
+            | (_U32(data[at + 3]) << _U32(24))
         )
         words[b] = _key_word(_U32(k))
     tail = size & 3
     k = _U32(0)
-    base = 4 * n_blocks
+    base = start + 4 * n_blocks
     if tail == 3:
         k = _U32(k ^ (_U32(data[base + 2]) << _U32(16)))
     if tail >= 2:
@@ -86,36 +94,6 @@ def _key_words(data, size, words):  # pragma: no cover - compiled
     return _U32(0)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _ascii_key_words(codepoints, start, size, words):  # pragma: no cover - compiled
-    """:func:`_key_words` of ``codepoints[start:start + size]``, all below 0x80.
-
-    An ASCII code point is its own UTF-8 byte, so the blocks are read from the
-    code points directly, without writing the n-gram's bytes to a buffer.
-    """
-    n_blocks = size >> 2
-    for b in range(n_blocks):
-        at = start + 4 * b
-        k = (
-            _U32(codepoints[at])
-            | (_U32(codepoints[at + 1]) << _U32(8))
-            | (_U32(codepoints[at + 2]) << _U32(16))
-            | (_U32(codepoints[at + 3]) << _U32(24))
-        )
-        words[b] = _key_word(_U32(k))
-    tail = size & 3
-    k = _U32(0)
-    base = start + 4 * n_blocks
-    if tail == 3:
-        k = _U32(k ^ (_U32(codepoints[base + 2]) << _U32(16)))
-    if tail >= 2:
-        k = _U32(k ^ (_U32(codepoints[base + 1]) << _U32(8)))
-    if tail >= 1:
-        k = _U32(k ^ _U32(codepoints[base]))
-        return _key_word(k)
-    return _U32(0)
-
-
 @njit(cache=True, nogil=True)
 def murmurhash3_32(data, seed):  # pragma: no cover - compiled
     """MurmurHash3_x86_32 of the bytes ``data`` (uint8 array), unsigned.
@@ -124,7 +102,7 @@ def murmurhash3_32(data, seed):  # pragma: no cover - compiled
     """
     size = data.shape[0]
     words = np.empty(size // 4 + 1, dtype=np.uint32)
-    tail_word = _key_words(data, size, words)
+    tail_word = _key_words(data, 0, size, words)
     h = _U32(seed)
     for b in range(size >> 2):
         h = _mix_block(h, words[b])
@@ -191,10 +169,10 @@ def minhash_strings(
             for position in range(start, stop - n + 1):
                 if ascii_only:
                     size = n
-                    tail_word = _ascii_key_words(codepoints, position, n, words)
+                    tail_word = _key_words(codepoints, position, n, words)
                 else:
                     size = utf8_encode_gram(codepoints, position, n, buffer)
-                    tail_word = _key_words(buffer, size, words)
+                    tail_word = _key_words(buffer, 0, size, words)
                 n_blocks = size >> 2
                 length = _U32(size)
                 # Straight-line seed loops for the common (ASCII) cases so that they
