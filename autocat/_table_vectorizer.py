@@ -546,6 +546,15 @@ default='minhash'
             return self._fit_full(
                 state, one_column_frame(name, gather(uniques, codes)), y
             )
+        elif (
+            isinstance(transformer, TextEncoder)
+            and uniques.dtype == object
+            and not (transformer.handle_missing == "error" and (codes < 0).any())
+        ):
+            # distinct strings already: fit and encode them in one pass
+            table = transformer._fit_distinct(name, uniques.tolist(), codes)
+            state.outputs = output_names(transformer, name)
+            return state, Encoded(table=table, codes=codes, values=ordered)
         else:
             transformer.fit(one_column_frame(name, gather(uniques, codes)))
         state.outputs = output_names(transformer, name)

@@ -6,6 +6,7 @@ from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import TruncatedSVD
@@ -167,9 +168,32 @@ class TextEncoder(TransformerMixin, BaseEstimator):
         for index, name in enumerate(names):
             codes, strings = self._factorize(column_values(X, index), name)
             seed = int(rng.randint(np.iinfo(np.int32).max))
-            self._models.append(self._fit_column(codes, strings, seed))
+            self._models.append(self._fit_column(codes, strings, seed)[0])
         self.vocabulary_sizes_ = [m.components.shape[1] for m in self._models]
         return self
+
+    def _fit_distinct(self, name: Any, strings: list[str], codes: np.ndarray) -> Any:
+        """Fit on one column given as distinct strings and row codes; encode them.
+
+        The same fit and table as ``fit`` on the rows (``strings[codes]``, -1
+        missing) followed by ``transform`` of ``strings``, bit for bit, without
+        factorising the rows again or counting the terms of ``strings`` twice.
+        :class:`TableVectorizer` calls it with a column it has already factorised.
+        Returns the table: a row per string, then the row of a missing value.
+        """
+        check_ngram_range(self.ngram_range, type(self).__name__)
+        empty = pd.DataFrame({name: pd.Series([], dtype=object)})
+        validate_data(self, empty, skip_check_array=True, reset=True)
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        model, tfidf = self._fit_column(codes, strings, seed)
+        self._models = [model]
+        self.vocabulary_sizes_ = [model.components.shape[1]]
+        table = np.empty((len(strings) + 1, self.n_components), dtype=np.float32)
+        if strings:
+            table[:-1] = tfidf @ model.components.T
+        table[-1] = np.nan if self.handle_missing == "nan" else 0.0
+        return table
 
     def _factorize(self, values: Any, name: str) -> tuple[np.ndarray, list[str]]:
         codes, strings = factorize_strings(values, name)
@@ -199,7 +223,8 @@ class TextEncoder(TransformerMixin, BaseEstimator):
 
     def _fit_column(
         self, codes: np.ndarray, strings: list[str], seed: int
-    ) -> _ColumnModel:
+    ) -> tuple[_ColumnModel, Any]:
+        """Fit one column; return its model and the tf-idf of ``strings``."""
         counts = np.bincount(codes[codes >= 0], minlength=len(strings)).astype(float)
         n_documents = float(counts.sum())
         vectorizers, idfs, blocks = [], [], []
@@ -219,7 +244,8 @@ class TextEncoder(TransformerMixin, BaseEstimator):
         tfidf = self._tfidf(blocks, idfs)
         weighted = sparse.diags(np.sqrt(counts)) @ tfidf
         check_budget()
-        return _ColumnModel(vectorizers, idfs, self._components(weighted, seed))
+        model = _ColumnModel(vectorizers, idfs, self._components(weighted, seed))
+        return model, tfidf
 
     def _tfidf(self, blocks: list[Any], idfs: list[np.ndarray]) -> Any:
         """Tf-idf of each block, rows of unit length, blocks side by side."""

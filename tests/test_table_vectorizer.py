@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.preprocessing import OneHotEncoder
 
-from autocat import DatetimeEncoder, MinHashEncoder, TableVectorizer
+from autocat import DatetimeEncoder, MinHashEncoder, TableVectorizer, TextEncoder
 from autocat._column_kinds import KINDS
 
 
@@ -598,4 +598,40 @@ def test_min_hash_columns_equal_the_encoder_on_the_column(handle_missing):
     )
     np.testing.assert_array_equal(
         vectorizer.transform(test)[:, columns], reference.transform(test[["title"]])
+    )
+
+
+@pytest.mark.parametrize("handle_missing", ["zero", "nan"])
+def test_text_columns_equal_the_encoder_on_the_column(handle_missing):
+    # the vectorizer fits a TextEncoder on the distinct values it has already
+    # counted (one pass of term counting): same fit and output as the encoder's
+    rng = np.random.default_rng(0)
+    letters = list("abcdefghijklmnopqrstuvwxyzéß")
+    words = ["".join(rng.choice(letters, 5)) for _ in range(60)] + ["Straße", "東京"]
+    values = [" ".join(rng.choice(words, 3)) for _ in range(200)]
+    values[:4] = [None, "", "   ", "nurse, night shift (part time)"]
+    train = pd.DataFrame({"notes": values, "n": np.arange(200.0)})
+    test = pd.DataFrame({"notes": ["unseen words here", None, "data nurse"], "n": 1.0})
+    encoder = TextEncoder(n_components=5, handle_missing=handle_missing, random_state=3)
+    vectorizer = TableVectorizer(high_cardinality=encoder, cardinality_threshold=10)
+    fitted = vectorizer.fit_transform(train)
+    columns = [
+        i
+        for i, name in enumerate(vectorizer.get_feature_names_out())
+        if name.startswith("notes_")
+    ]
+    assert len(columns) == 5
+    missing_row = fitted[0, columns]
+    if handle_missing == "nan":
+        assert np.isnan(missing_row).all()
+    else:
+        assert (missing_row == 0).all()
+    reference = clone(encoder).fit(train[["notes"]])
+    np.testing.assert_array_equal(
+        fitted[:, columns], reference.transform(train[["notes"]])
+    )
+    fitted_encoder = vectorizer.transformers_["notes"]
+    assert fitted_encoder.vocabulary_sizes_ == reference.vocabulary_sizes_
+    np.testing.assert_array_equal(
+        vectorizer.transform(test)[:, columns], reference.transform(test[["notes"]])
     )
