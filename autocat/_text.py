@@ -181,6 +181,7 @@ class TextEncoder(TransformerMixin, BaseEstimator):
         :class:`TableVectorizer` calls it with a column it has already factorised.
         Returns the table: a row per string, then the row of a missing value.
         """
+        self._validate_params()  # as fit's _fit_context does
         check_ngram_range(self.ngram_range, type(self).__name__)
         empty = pd.DataFrame({name: pd.Series([], dtype=object)})
         validate_data(self, empty, skip_check_array=True, reset=True)

@@ -635,3 +635,20 @@ def test_text_columns_equal_the_encoder_on_the_column(handle_missing):
     np.testing.assert_array_equal(
         vectorizer.transform(test)[:, columns], reference.transform(test[["notes"]])
     )
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"n_components": 0}, "'n_components' parameter of TextEncoder"),
+        ({"analyzer": "bad"}, "'analyzer' parameter of TextEncoder"),
+    ],
+)
+def test_an_invalid_text_encoder_is_reported_by_its_own_name(params, message):
+    df = pd.DataFrame({"notes": [f"word{i} other{i % 7} thing" for i in range(100)]})
+    # the column is read as high-cardinality or as text: both get the encoder
+    vectorizer = TableVectorizer(
+        text=TextEncoder(**params), high_cardinality=TextEncoder(**params)
+    )
+    with pytest.raises(ValueError, match=message):
+        vectorizer.fit(df)
