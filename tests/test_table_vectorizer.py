@@ -567,6 +567,31 @@ def test_n_jobs_splits_rows_and_gives_the_same_bytes(monkeypatch):
         assert out.tobytes() == expected.tobytes()
 
 
+def _check_column_equals_encoder(encoder, vectorizer, train, test, column, missing_at):
+    """The vectorizer's outputs of ``column`` equal ``encoder``'s own, fit and
+    transform, and the row of a missing value follows ``handle_missing``."""
+    fitted = vectorizer.fit_transform(train)
+    columns = [
+        i
+        for i, name in enumerate(vectorizer.get_feature_names_out())
+        if name.startswith(f"{column}_")
+    ]
+    assert len(columns) == encoder.n_components
+    missing_row = fitted[missing_at, columns]
+    if encoder.handle_missing == "nan":
+        assert np.isnan(missing_row).all()
+    else:
+        assert (missing_row == 0).all()
+    reference = clone(encoder).fit(train[[column]])
+    np.testing.assert_array_equal(
+        fitted[:, columns], reference.transform(train[[column]])
+    )
+    np.testing.assert_array_equal(
+        vectorizer.transform(test)[:, columns], reference.transform(test[[column]])
+    )
+    return vectorizer, reference
+
+
 @pytest.mark.parametrize("handle_missing", ["zero", "nan"])
 def test_min_hash_columns_equal_the_encoder_on_the_column(handle_missing):
     # the vectorizer hashes a column's distinct values itself (no second
@@ -578,27 +603,10 @@ def test_min_hash_columns_equal_the_encoder_on_the_column(handle_missing):
         {"title": ["unseen title", None, "", "job title 3", "Ωμέγα"], "n": 1.0}
     )
     encoder = MinHashEncoder(n_components=6, handle_missing=handle_missing)
-    vectorizer = TableVectorizer(high_cardinality=encoder)
-    fitted = vectorizer.fit_transform(train)
+    vectorizer, _ = _check_column_equals_encoder(
+        encoder, TableVectorizer(high_cardinality=encoder), train, test, "title", 3
+    )
     assert vectorizer.column_kinds_["title"] == "high_cardinality"
-    columns = [
-        i
-        for i, name in enumerate(vectorizer.get_feature_names_out())
-        if name.startswith("title_")
-    ]
-    assert len(columns) == 6
-    missing_row = fitted[3, columns]  # the None of the training rows
-    if handle_missing == "nan":
-        assert np.isnan(missing_row).all()
-    else:
-        assert (missing_row == 0).all()
-    reference = clone(encoder).fit(train[["title"]])
-    np.testing.assert_array_equal(
-        fitted[:, columns], reference.transform(train[["title"]])
-    )
-    np.testing.assert_array_equal(
-        vectorizer.transform(test)[:, columns], reference.transform(test[["title"]])
-    )
 
 
 @pytest.mark.parametrize("handle_missing", ["zero", "nan"])
@@ -613,28 +621,17 @@ def test_text_columns_equal_the_encoder_on_the_column(handle_missing):
     train = pd.DataFrame({"notes": values, "n": np.arange(200.0)})
     test = pd.DataFrame({"notes": ["unseen words here", None, "data nurse"], "n": 1.0})
     encoder = TextEncoder(n_components=5, handle_missing=handle_missing, random_state=3)
-    vectorizer = TableVectorizer(high_cardinality=encoder, cardinality_threshold=10)
-    fitted = vectorizer.fit_transform(train)
-    columns = [
-        i
-        for i, name in enumerate(vectorizer.get_feature_names_out())
-        if name.startswith("notes_")
-    ]
-    assert len(columns) == 5
-    missing_row = fitted[0, columns]
-    if handle_missing == "nan":
-        assert np.isnan(missing_row).all()
-    else:
-        assert (missing_row == 0).all()
-    reference = clone(encoder).fit(train[["notes"]])
-    np.testing.assert_array_equal(
-        fitted[:, columns], reference.transform(train[["notes"]])
+    vectorizer, reference = _check_column_equals_encoder(
+        encoder,
+        TableVectorizer(high_cardinality=encoder, cardinality_threshold=10),
+        train,
+        test,
+        "notes",
+        0,
     )
     fitted_encoder = vectorizer.transformers_["notes"]
+    assert isinstance(fitted_encoder, TextEncoder)
     assert fitted_encoder.vocabulary_sizes_ == reference.vocabulary_sizes_
-    np.testing.assert_array_equal(
-        vectorizer.transform(test)[:, columns], reference.transform(test[["notes"]])
-    )
 
 
 @pytest.mark.parametrize(
