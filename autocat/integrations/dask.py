@@ -468,7 +468,9 @@ def auto_fit(
         random_state=random_state,
         **settings,
     )
-    client.gather(futures)
+    for address, (_, error) in zip(workers, client.gather(futures), strict=True):
+        if error is not None:
+            logger.warning("the search on worker %s added no trial: %s", address, error)
     _train_on_all_rows(result, ddf, target, client, random_state)
     result.n_rows_ = n_total
     result.elapsed_s_ = time.monotonic() - start
@@ -499,8 +501,12 @@ def _search_on_worker(
     time_budget: float,
     settings: dict[str, Any],
     random_state: int,
-) -> int:
-    """Run trials of the shared study from one worker; return how many finished."""
+) -> tuple[int, str | None]:
+    """Run trials of the shared study from one worker.
+
+    Returns the study's number of trials as this worker's search ended, and why
+    it ended without a trial of its own, if it did (``None`` otherwise).
+    """
     import autocat
 
     try:
@@ -511,9 +517,9 @@ def _search_on_worker(
             random_state=random_state,
             **settings,
         )
-    except RuntimeError:  # no trial finished in this process: the driver's count
-        return 0
-    return int(result.n_trials_)
+    except RuntimeError as exc:  # no trial of its own finished: the driver's count
+        return 0, f"{type(exc).__name__}: {exc}"
+    return int(result.n_trials_), None
 
 
 def _train_on_all_rows(

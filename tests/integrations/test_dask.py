@@ -310,3 +310,30 @@ def test_auto_fit_trains_on_all_rows_and_predicts_pandas_and_dask(
     else:
         assert set(predictions) <= {"senior", "junior"}
         assert (predictions == df["y"]).mean() > 0.95
+
+
+def test_a_worker_search_says_why_it_added_no_trial(monkeypatch, tmp_path):
+    # a worker whose search ends without a trial of its own reports why, so that
+    # auto_fit can warn instead of silently counting on it
+    import autocat
+
+    rng = np.random.default_rng(0)
+    sample = pd.DataFrame(
+        {"job": rng.choice([f"job {i}" for i in range(40)], 200), "x": rng.random(200)}
+    ).assign(y=lambda d: d["x"] * 3 + rng.normal(0, 1, 200))
+    settings = {
+        "storage": str(tmp_path / "study.journal"),
+        "study_name": "s",
+        "n_trials": 1,
+        "cv": 2,
+        "show_progress": False,
+    }
+    count, error = autocat_dask._search_on_worker(sample, "y", 60.0, settings, 0)
+    assert (count, error) == (1, None)
+
+    def no_trial(*args, **kwargs):
+        raise RuntimeError("No trial of this call finished")
+
+    monkeypatch.setattr(autocat, "auto_fit", no_trial)
+    count, error = autocat_dask._search_on_worker(sample, "y", 60.0, settings, 0)
+    assert (count, error) == (0, "RuntimeError: No trial of this call finished")
