@@ -190,11 +190,7 @@ class TextEncoder(TransformerMixin, BaseEstimator):
         model, tfidf = self._fit_column(codes, strings, seed)
         self._models = [model]
         self.vocabulary_sizes_ = [model.components.shape[1]]
-        table = np.empty((len(strings) + 1, self.n_components), dtype=np.float32)
-        if strings:
-            table[:-1] = tfidf @ model.components.T
-        table[-1] = np.nan if self.handle_missing == "nan" else 0.0
-        return table
+        return self._table(model, tfidf if strings else None, len(strings))
 
     def _factorize(self, values: Any, name: str) -> tuple[np.ndarray, list[str]]:
         codes, strings = factorize_strings(values, name)
@@ -308,16 +304,22 @@ class TextEncoder(TransformerMixin, BaseEstimator):
         self, model: _ColumnModel, values: Any, name: str
     ) -> tuple[np.ndarray, np.ndarray]:
         codes, strings = self._factorize(values, name)
-        table = np.empty((len(strings) + 1, self.n_components), dtype=np.float32)
+        tfidf = None
         if strings:
             blocks = []
             for vectorizer in model.vectorizers:
                 check_budget()
                 blocks.append(vectorizer.transform(strings))
             tfidf = self._tfidf(blocks, model.idfs)
+        return codes, self._table(model, tfidf, len(strings))
+
+    def _table(self, model: _ColumnModel, tfidf: Any, n_strings: int) -> np.ndarray:
+        """Rows of ``n_strings`` strings from their tf-idf, then a missing value's."""
+        table = np.empty((n_strings + 1, self.n_components), dtype=np.float32)
+        if tfidf is not None:
             table[:-1] = tfidf @ model.components.T
         table[-1] = np.nan if self.handle_missing == "nan" else 0.0
-        return codes, table
+        return table
 
     def _input_names(self) -> list[str]:
         return [str(name) for name in _check_feature_names_in(self, None)]

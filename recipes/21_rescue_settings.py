@@ -42,7 +42,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from _tasks import DATA, SMALL, load_task, score, splitter
+from _tasks import DATA, SMALL, load_task, predictor, score, splitter
 
 from autocat._final import fallback_model
 
@@ -89,19 +89,6 @@ if not tasks_file.exists():
     )
     raise SystemExit(0)
 TASKS = [k for k in json.loads(tasks_file.read_text()) if k != "_about"]
-
-
-# %%
-def predictor(task: dict, model, classes: np.ndarray | None = None):
-    """What the task's metric scores: labels, or the probability of class 1.
-
-    ``classes`` maps the model's class codes back to the task's labels.
-    """
-    if task["task"] == "binary":
-        return lambda X_test: model.predict_proba(X_test)[:, 1]
-    if classes is not None:
-        return lambda X_test: classes[model.predict(X_test)]
-    return model.predict
 
 
 # %% [markdown]

@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import importlib.util
 
-import numpy as np
-from _tasks import SMALL, nothing_measured, parse_args, run
+from _tasks import SMALL, nothing_measured, parse_args, predictor, run
 
 import autocat
 
@@ -51,12 +50,6 @@ FLAML_METRICS = {"r2": "r2", "accuracy": "accuracy", "average_precision": "ap"}
 
 
 # %%
-def predictor(task, model):
-    if task["task"] == "binary":
-        return lambda X: np.asarray(model.predict_proba(X))[:, 1]
-    return model.predict
-
-
 def fit_flaml(task, X, y, seed, budget, *, with_autocat):
     automl = flaml.AutoML()
     extra = {}

@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -110,6 +111,19 @@ def splitter(task: dict, n_splits: int) -> ShuffleSplit | StratifiedShuffleSplit
     """One third of the rows held out, ``n_splits`` times; stratified if binary."""
     kind = StratifiedShuffleSplit if task["task"] == "binary" else ShuffleSplit
     return kind(n_splits=n_splits, test_size=1 / 3, random_state=0)
+
+
+def predictor(task: dict, model: Any, classes: np.ndarray | None = None) -> Callable:
+    """What the task's metric scores: labels, or the probability of class 1.
+
+    ``classes`` maps the model's class codes back to the task's labels (for a
+    model trained on the codes of the classes its training rows hold).
+    """
+    if task["task"] == "binary":
+        return lambda X_test: np.asarray(model.predict_proba(X_test))[:, 1]
+    if classes is not None:
+        return lambda X_test: classes[model.predict(X_test)]
+    return model.predict
 
 
 def score(task: dict, predict: Callable, X_test: pd.DataFrame, y_test) -> float:
