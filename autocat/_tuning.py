@@ -44,6 +44,7 @@ from autocat._trials import (
     TrialRecord,
     TrialRunner,
     inner_splits,
+    openmp_threads,
 )
 from autocat._validation import is_fatal_error
 
@@ -405,10 +406,17 @@ def _tell(
     return study.tell(trial, state=TrialState.FAIL), None
 
 
-def _run_in(context: contextvars.Context, function: Any, *args: Any) -> Any:
-    """Run ``function(*args)``; return its result or the exception it raised."""
+def _run_in(
+    context: contextvars.Context,
+    function: Any,
+    trial: optuna.Trial,
+    params: dict[str, Any],
+    threads: int,
+) -> Any:
+    """Run one trial on ``threads`` threads; return its record or its exception."""
     try:
-        return context.run(function, *args)
+        with openmp_threads(threads):
+            return context.run(function, trial, params, threads)
     except (optuna.TrialPruned, BudgetExhausted, Exception) as exc:
         return exc
 
@@ -579,16 +587,26 @@ def tune(
                 suggested = [suggest_params(trial) for trial in trials]
             asked += size
             context = contextvars.copy_context()
-            futures = [
-                pool.submit(_run_in, context.copy(), run, trial, p, threads)
-                for trial, p in zip(trials, suggested, strict=True)
-            ]
-            try:
-                outcomes = [future.result() for future in futures]
-            except KeyboardInterrupt:
-                interrupted = stopped = True
-                budget.cancel()  # trials in flight stop at their next check
-                outcomes = [future.result() for future in futures]
+            if alone and xgb_threads == 1:
+                # Batches will run one XGBoost thread per trial, so the only
+                # OpenMP team the search needs is this thread's own (an existing
+                # one is reused): see openmp_threads.
+                try:
+                    outcomes = [_run_in(context, run, trials[0], suggested[0], threads)]
+                except KeyboardInterrupt:
+                    interrupted = stopped = True
+                    outcomes = [BudgetExhausted("the trial was interrupted")]
+            else:
+                futures = [
+                    pool.submit(_run_in, context.copy(), run, trial, p, threads)
+                    for trial, p in zip(trials, suggested, strict=True)
+                ]
+                try:
+                    outcomes = [future.result() for future in futures]
+                except KeyboardInterrupt:
+                    interrupted = stopped = True
+                    budget.cancel()  # trials in flight stop at their next check
+                    outcomes = [future.result() for future in futures]
             for trial, outcome in zip(trials, outcomes, strict=True):
                 frozen, record = _tell(study, trial, outcome)
                 if record is not None:
