@@ -602,11 +602,10 @@ def final_model(
     used = list(splits[: outcome.n_folds])
     rows = _validated_rows(records)
     predictions = [np.asarray(r.oof)[rows] for r in records]
+    selection_start = time.monotonic()
     weights = _select(predictions, y[rows], metric, task, ensemble)
+    selection_s = time.monotonic() - selection_start
     groups = _groups(used, len(y), random_state)[rows]
-    cv_score = _cross_validated_score(
-        predictions, y[rows], metric, task, ensemble, groups
-    )
     budget = Budget(deadline)
     fit_rows, encoded_rows = split_rows(used[0])
 
@@ -645,11 +644,28 @@ def final_model(
         built = build(records[0], True, used[:1])
         assert built is not None  # a first member always gets a model
         best_pipeline = built[0]
+    # The selection's cross-validated score repeats the selection once per
+    # group: it comes after the members, so that a budget short of it costs the
+    # score, not the model.
+    n_groups = len(np.unique(groups[groups >= 0]))
+    cross_validated = budget.left() >= n_groups * selection_s
+    if cross_validated:
+        cv_score = _cross_validated_score(
+            predictions, y[rows], metric, task, ensemble, groups
+        )
+    else:
+        cv_score = float(records[0].score)
+        notes.append(
+            f"the time budget left no time to cross-validate the ensemble selection "
+            f"(about {n_groups * selection_s:.1f}s): the cross-validated score is "
+            "the best trial's"
+        )
     if n_dropped:
+        scored = "; the cross-validated score is the full selection's"
         notes.append(
             f"{n_dropped} lighter ensemble member(s) left out: the time budget "
-            "left no time to build them (the others' weights are rescaled; the "
-            "cross-validated score is the full selection's)"
+            "left no time to build them (the others' weights are rescaled"
+            f"{scored if cross_validated else ''})"
         )
     if n_one_fold:
         notes.append(

@@ -587,26 +587,16 @@ def tune(
                 suggested = [suggest_params(trial) for trial in trials]
             asked += size
             context = contextvars.copy_context()
-            if alone and xgb_threads == 1:
-                # Batches will run one XGBoost thread per trial, so the only
-                # OpenMP team the search needs is this thread's own (an existing
-                # one is reused): see openmp_threads.
-                try:
-                    outcomes = [_run_in(context, run, trials[0], suggested[0], threads)]
-                except KeyboardInterrupt:
-                    interrupted = stopped = True
-                    outcomes = [BudgetExhausted("the trial was interrupted")]
-            else:
-                futures = [
-                    pool.submit(_run_in, context.copy(), run, trial, p, threads)
-                    for trial, p in zip(trials, suggested, strict=True)
-                ]
-                try:
-                    outcomes = [future.result() for future in futures]
-                except KeyboardInterrupt:
-                    interrupted = stopped = True
-                    budget.cancel()  # trials in flight stop at their next check
-                    outcomes = [future.result() for future in futures]
+            futures = [
+                pool.submit(_run_in, context.copy(), run, trial, p, threads)
+                for trial, p in zip(trials, suggested, strict=True)
+            ]
+            try:
+                outcomes = [future.result() for future in futures]
+            except KeyboardInterrupt:
+                interrupted = stopped = True
+                budget.cancel()  # trials in flight stop at their next check
+                outcomes = [future.result() for future in futures]
             for trial, outcome in zip(trials, outcomes, strict=True):
                 frozen, record = _tell(study, trial, outcome)
                 if record is not None:

@@ -631,6 +631,39 @@ def test_members_that_cannot_be_built_in_time_are_left_out(problem, monkeypatch)
     assert time.monotonic() - start < 5.0 + 2.0
 
 
+def test_the_members_come_before_the_cross_validated_score_of_the_selection(
+    problem, monkeypatch
+):
+    # The selection's cross-validated score repeats the selection per fold; a
+    # deadline that leaves time for the members but not for it gets the model
+    # built in full and the best trial's score, said so in the notes.
+    import autocat._final
+    from autocat._final import final_model
+
+    X, y, splits = problem
+    outcome = _tune(problem, n_trials=8)
+    full = final_model(outcome, X, y, "regression", "r2", splits, 0, 1, None, True)
+    select = autocat._final._select
+    slow = {"on": True}
+
+    def slow_select(*args, **kwargs):
+        if slow["on"]:
+            slow["on"] = False  # the first, full selection only: 2 s
+            time.sleep(2.0)
+        return select(*args, **kwargs)
+
+    monkeypatch.setattr(autocat._final, "_select", slow_select)
+    start = time.monotonic()
+    final = final_model(
+        outcome, X, y, "regression", "r2", splits, 0, 1, start + 5.0, True
+    )  # 3 folds x 2 s of selection would not fit in the 3 s left
+    assert [m["trial"] for m in final.members] == [m["trial"] for m in full.members]
+    assert all(m["fit"] == "refit" for m in final.members)
+    assert final.cv_score == outcome.records[0].score != full.cv_score
+    assert any("cross-validate the ensemble selection" in n for n in final.notes)
+    assert time.monotonic() - start < 5.0
+
+
 def test_a_refit_is_reserved_with_its_first_fold_model_behind_it():
     # final_model refits the first member only with its first fold model's time
     # kept behind it: the search reserves both, or the refit never happens.
@@ -683,46 +716,6 @@ def test_a_trial_that_runs_alone_has_every_thread(
     assert all(t == 1 for number, t in threads.items() if number > 0)
     first = next(r for r in outcome.records if r.number == 0)
     assert seen[0] == pytest.approx(first.fold_seconds[0] * thread_speedup(4.0))
-
-
-def _trial_threads(monkeypatch, cores):
-    """Patch the cores and record the thread that runs each trial."""
-    import autocat._tuning
-
-    monkeypatch.setattr(autocat._tuning, "_available_cores", lambda: cores)
-    seen: dict[int, str] = {}
-    run = TrialRunner.run
-
-    def recording(self, trial, params, threads=None):
-        seen[trial.number] = threading.current_thread().name
-        return run(self, trial, params, threads)
-
-    monkeypatch.setattr(TrialRunner, "run", recording)
-    return seen
-
-
-@pytest.mark.parametrize(("cores", "caller_runs_first"), [(4, True), (16, False)])
-def test_the_trial_that_runs_alone_runs_in_the_calling_thread_when_the_rest_use_one(
-    problem, monkeypatch, cores, caller_runs_first
-):
-    # When every later trial boosts on one thread, the first one (alone, every
-    # thread) runs in the calling thread: its OpenMP team is then the only one
-    # the search starts. With two threads a trial (16 cores), teams are per
-    # thread anyway and it runs in the pool like the others.
-    seen = _trial_threads(monkeypatch, cores)
-    start = time.monotonic()
-    outcome = _tune(problem, n_trials=3, time_budget=600.0, deadline=start + 600,
-                    n_jobs=cores)  # fmt: skip
-    assert len(outcome.records) == 3
-    caller = threading.current_thread().name
-    assert (seen[0] == caller) is caller_runs_first
-    assert all(name != caller for number, name in seen.items() if number > 0)
-
-
-def test_without_a_time_budget_every_trial_runs_in_the_pool(problem, monkeypatch):
-    seen = _trial_threads(monkeypatch, 4)
-    _tune(problem, n_trials=3, n_jobs=4)
-    assert threading.current_thread().name not in seen.values()
 
 
 @pytest.mark.skipif(
