@@ -32,7 +32,6 @@ from autocat._trials import (
     TrialRecord,
     fit_early_stopped,
     inner_splits,
-    openmp_threads,
     thread_speedup,
 )
 
@@ -400,20 +399,19 @@ def fallback_model(
     training = TrainingRows(X, y, task, random_state, n_threads, specific_transformers)
     recipe = training.recipe(RESCUE_XGB_PARAMS if xgb_params is None else xgb_params)
     guard = BudgetCallback(Budget(None) if budget is None else budget)
-    with openmp_threads(n_threads):
-        try:
-            with budget_scope(budget):
-                vectorizer = recipe.build_vectorizer()
-                X_rows = vectorizer.fit_transform(X.iloc[rows], y[rows])
-        except BudgetExhausted:
-            return None
-        model = recipe.build_model(
-            n_estimators=MAX_ROUNDS,
-            early_stopping_rounds=EARLY_STOPPING_ROUNDS,
-            callbacks=[guard],
-        )
-        y_rows = y[rows]
-        fit_early_stopped(model, X_rows[fit], y_rows[fit], X_rows[stop], y_rows[stop])
+    try:
+        with budget_scope(budget):
+            vectorizer = recipe.build_vectorizer()
+            X_rows = vectorizer.fit_transform(X.iloc[rows], y[rows])
+    except BudgetExhausted:
+        return None
+    model = recipe.build_model(
+        n_estimators=MAX_ROUNDS,
+        early_stopping_rounds=EARLY_STOPPING_ROUNDS,
+        callbacks=[guard],
+    )
+    y_rows = y[rows]
+    fit_early_stopped(model, X_rows[fit], y_rows[fit], X_rows[stop], y_rows[stop])
     if guard.cut:
         return None
     model.set_params(callbacks=None)
@@ -626,8 +624,7 @@ def final_model(
     n_one_fold = False
     for index in order:
         record = records[index]
-        with openmp_threads(n_threads):
-            built = build(record, not estimators, used)
+        built = build(record, not estimators, used)
         if built is None:
             n_dropped += 1  # the members kept are the heavier ones
             continue

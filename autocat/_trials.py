@@ -9,7 +9,6 @@ the fold's *fit* rows with early stopping on its *stop* rows
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 import math
@@ -29,7 +28,7 @@ from autocat._recipe import Recipe
 from autocat._search_space import SEARCH_SPACE
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Sequence
 
     import pandas as pd
 
@@ -45,7 +44,6 @@ __all__ = [
     "TrialRunner",
     "inner_split",
     "inner_splits",
-    "openmp_threads",
     "thread_speedup",
 ]
 
@@ -381,32 +379,6 @@ def thread_speedup(ratio: float) -> float:
     (1.538, 0.588)
     """
     return 1.0 / (SERIAL_SHARE + (1.0 - SERIAL_SHARE) / ratio)
-
-
-@contextlib.contextmanager
-def openmp_threads(threads: int) -> Iterator[None]:
-    """Start no OpenMP team larger than ``threads`` from this thread meanwhile.
-
-    XGBoost sizes some of its parallel regions by OpenMP's default (every core)
-    rather than by its ``n_jobs``: a one-thread fit still leaves a team of every
-    core behind, idle, in the thread that ran it. libgomp spins between parallel
-    regions only while it manages no more threads than there are cores; past
-    that, every team sleeps between regions. With one such idle team in the
-    process, a two-thread XGBoost fit of a trial boosted 1.5x slower on a
-    2-core machine (3.7 s against 2.4 s, 568 rounds on 25,600 rows x 257
-    columns). The cap is per thread: OpenMP's ``nthreads-var``, set through
-    threadpoolctl (a scikit-learn dependency) and restored on exit.
-
-    Examples
-    --------
-    >>> from autocat._trials import openmp_threads
-    >>> with openmp_threads(1):
-    ...     pass
-    """
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=max(1, int(threads)), user_api="openmp"):
-        yield
 
 
 def _take(X: Any, rows: np.ndarray) -> Any:

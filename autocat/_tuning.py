@@ -44,7 +44,6 @@ from autocat._trials import (
     TrialRecord,
     TrialRunner,
     inner_splits,
-    openmp_threads,
 )
 from autocat._validation import is_fatal_error
 
@@ -406,17 +405,10 @@ def _tell(
     return study.tell(trial, state=TrialState.FAIL), None
 
 
-def _run_in(
-    context: contextvars.Context,
-    function: Any,
-    trial: optuna.Trial,
-    params: dict[str, Any],
-    threads: int,
-) -> Any:
-    """Run one trial on ``threads`` threads; return its record or its exception."""
+def _run_in(context: contextvars.Context, function: Any, *args: Any) -> Any:
+    """Run ``function(*args)``; return its result or the exception it raised."""
     try:
-        with openmp_threads(threads):
-            return context.run(function, trial, params, threads)
+        return context.run(function, *args)
     except (optuna.TrialPruned, BudgetExhausted, Exception) as exc:
         return exc
 

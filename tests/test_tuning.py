@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import contextlib
-import os
 import threading
 import time
 
@@ -716,43 +714,6 @@ def test_a_trial_that_runs_alone_has_every_thread(
     assert all(t == 1 for number, t in threads.items() if number > 0)
     first = next(r for r in outcome.records if r.number == 0)
     assert seen[0] == pytest.approx(first.fold_seconds[0] * thread_speedup(4.0))
-
-
-@pytest.mark.skipif(
-    not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2,
-    reason="counts the process's threads in /proc on a machine of 2+ cores",
-)
-def test_a_one_thread_fit_under_openmp_threads_leaves_no_team_behind():
-    # XGBoost sizes some parallel regions by OpenMP's default (every core): a
-    # one-thread fit in a fresh thread leaves an idle team there, unless capped.
-    from xgboost import XGBRegressor
-
-    from autocat._trials import openmp_threads
-
-    rng = np.random.default_rng(0)
-    X, y = rng.normal(size=(500, 5)), rng.normal(size=500)
-
-    def alive() -> int:
-        return len(os.listdir("/proc/self/task"))
-
-    def started_threads(capped: bool) -> int:
-        def fit():
-            before = alive()
-            with openmp_threads(1) if capped else contextlib.nullcontext():
-                XGBRegressor(n_estimators=3, n_jobs=1).fit(X, y)
-            counts.append(alive() - before)
-
-        # The threads of an earlier thread's team end a little after it.
-        while alive() != (time.sleep(0.1) or alive()):
-            pass
-        counts: list[int] = []
-        worker = threading.Thread(target=fit)  # a thread with no team yet
-        worker.start()
-        worker.join()
-        return counts[0]
-
-    assert started_threads(capped=True) == 0
-    assert started_threads(capped=False) >= 1  # the case the cap is for
 
 
 def test_reserve_keeps_the_fold_models_time_when_the_refit_cannot_fit():
