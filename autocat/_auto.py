@@ -510,10 +510,13 @@ def auto_fit(
 
     ``cv_score_`` estimates the score of the whole selection: the ensemble (or
     the best trial) is chosen on the out-of-fold predictions of all folds but one
-    and scored on the remaining one, in turn (after the final model is built;
-    when a time budget leaves no room for it, ``cv_score_`` is the best trial's,
-    and ``summary()`` says so). Ctrl-C stops the search and keeps
-    the trials that finished. The first call in a new environment compiles the
+    and scored on the remaining one, in turn (a holdout is cut into five groups
+    of rows, fewer for a holdout of under ten rows). That runs after the final
+    model is built; when a time budget leaves no room for it, or when the
+    holdout is too small to cut, ``cv_score_`` is the best trial's, and
+    ``summary()`` says so. With one finished trial nothing was selected, and
+    ``cv_score_`` is that trial's own. Ctrl-C stops the search and keeps the
+    trials that finished. The first call in a new environment compiles the
     encoders' kernels (seconds, once); that time is not used to plan the budget.
 
     Examples

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.pipeline import Pipeline
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
@@ -88,8 +90,11 @@ RESCUE_MAX_SHARE = 2 / 3
 _RESCUE_GROWTH = 4
 # ... and at least this many times, or all rows (a smaller step is not worth it).
 _RESCUE_MIN_GROWTH = 1.5
-# Groups of validation rows for the cross-validated score of a holdout search.
+# Groups of validation rows for the cross-validated score of a holdout search,
+# each of at least _MIN_GROUP_ROWS rows (a score needs two: R² of one row is
+# undefined), so that a small holdout has fewer groups.
 _HOLDOUT_GROUPS = 5
+_MIN_GROUP_ROWS = 2
 _WARM = False
 
 
@@ -520,15 +525,20 @@ def _select(
 def _groups(
     splits: Sequence[tuple[np.ndarray, np.ndarray]], n_rows: int, random_state: int
 ) -> np.ndarray:
-    """Group of each validated row: its fold, or a random fifth of a holdout."""
+    """Group of each validated row: its fold, or a random fifth of a holdout.
+
+    A holdout of fewer than ``_HOLDOUT_GROUPS * _MIN_GROUP_ROWS`` rows is cut
+    into fewer groups, of at least ``_MIN_GROUP_ROWS`` rows each.
+    """
     groups = np.full(n_rows, -1)
     if len(splits) > 1:
         for fold, (_, valid) in enumerate(splits):
             groups[valid] = fold
         return groups
     valid = splits[0][1]
+    n_groups = max(1, min(_HOLDOUT_GROUPS, len(valid) // _MIN_GROUP_ROWS))
     rng = np.random.default_rng([random_state, 17])
-    groups[valid] = rng.permutation(len(valid)) % _HOLDOUT_GROUPS
+    groups[valid] = rng.permutation(len(valid)) % n_groups
     return groups
 
 
@@ -540,7 +550,11 @@ def _cross_validated_score(
     ensemble: bool,
     groups: np.ndarray,
 ) -> float:
-    """Score of the selection procedure on rows it did not see, averaged."""
+    """Score of the selection procedure on rows it did not see, averaged.
+
+    Groups whose score is undefined (one class only, a constant target) are
+    left out; NaN when no group has a score.
+    """
     scores = []
     for group in np.unique(groups[groups >= 0]):
         chosen = groups == group
@@ -550,10 +564,14 @@ def _cross_validated_score(
         weights = _select([p[others] for p in predictions], y[others], metric, task,
                           ensemble)  # fmt: skip
         blend = sum(w * p[chosen] for w, p in zip(weights, predictions, strict=True))
-        try:
-            scores.append(score_predictions(y[chosen], blend, metric, task=task))
-        except ValueError:  # e.g. one class only in a small group
-            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UndefinedMetricWarning)
+            try:
+                score = score_predictions(y[chosen], blend, metric, task=task)
+            except (ValueError, UndefinedMetricWarning):
+                continue
+        if np.isfinite(score):
+            scores.append(score)
     return float(np.mean(scores)) if scores else float("nan")
 
 
@@ -645,11 +663,23 @@ def final_model(
     # group: it comes after the members, so that a budget short of it costs the
     # score, not the model.
     n_groups = len(np.unique(groups[groups >= 0]))
-    cross_validated = budget.left() >= n_groups * selection_s
-    if cross_validated:
+    # With one finished trial nothing was selected: its own out-of-fold score
+    # is already the model's honest score.
+    single = len(records) == 1
+    cross_validated = single or budget.left() >= n_groups * selection_s
+    if single:
+        cv_score = float(records[0].score)
+    elif cross_validated:
         cv_score = _cross_validated_score(
             predictions, y[rows], metric, task, ensemble, groups
         )
+        if np.isnan(cv_score):
+            cv_score = float(records[0].score)
+            notes.append(
+                f"the {int(rows.sum()):,} validated rows are too few to "
+                "cross-validate the ensemble selection (no group of them has a "
+                "score): the cross-validated score is the best trial's"
+            )
     else:
         cv_score = float(records[0].score)
         notes.append(

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 
 import numpy as np
 import optuna
@@ -660,6 +661,56 @@ def test_the_members_come_before_the_cross_validated_score_of_the_selection(
     assert final.cv_score == outcome.records[0].score != full.cv_score
     assert any("cross-validate the ensemble selection" in n for n in final.notes)
     assert time.monotonic() - start < 5.0
+
+
+def test_one_finished_trial_keeps_its_own_score_with_no_selection_to_validate(
+    problem,
+):
+    # A selection among one trial chooses nothing: its out-of-fold score is the
+    # model's honest score, with or without time left, and no note says that a
+    # selection went unchecked.
+    from autocat._final import final_model
+
+    X, y, splits = problem
+    outcome = _tune(problem, n_trials=1)
+    assert len(outcome.records) == 1
+    for deadline in (None, time.monotonic() - 1.0):  # the second: already passed
+        final = final_model(
+            outcome, X, y, "regression", "r2", splits, 0, 1, deadline, True
+        )
+        assert final.cv_score == outcome.records[0].score
+        assert not any("cross-validate" in note for note in final.notes)
+
+
+def test_a_small_holdout_still_cross_validates_the_selection(problem):
+    # The selection's score on a holdout is cross-validated over groups of its
+    # rows; a 5-row holdout cut in fifths gave one-row groups, whose R² is
+    # undefined, and a cv_score of NaN.
+    from autocat._final import _groups, final_model
+
+    X, y, _ = problem
+    holdout = [(np.arange(85), np.arange(85, 90))]
+    groups = _groups(holdout, len(y), 0)
+    assert (groups[:85] == -1).all()
+    assert np.bincount(groups[85:]).tolist() == [3, 2]
+    wide = _groups([(np.arange(40), np.arange(40, 90))], len(y), 0)
+    assert np.bincount(wide[40:]).tolist() == [10] * 5
+    outcome = _tune((X, y, holdout), n_trials=4)
+    assert len(outcome.records) > 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        final = final_model(
+            outcome, X, y, "regression", "r2", holdout, 0, 1, None, True
+        )
+    assert np.isfinite(final.cv_score)
+    assert not any("cross-validate" in note for note in final.notes)
+    # three rows make one group: nothing to cross-validate on, said so
+    tiny = [(np.arange(87), np.arange(87, 90))]
+    outcome = _tune((X, y, tiny), n_trials=4)
+    assert len(outcome.records) > 1
+    final = final_model(outcome, X, y, "regression", "r2", tiny, 0, 1, None, True)
+    assert final.cv_score == outcome.records[0].score
+    assert any("3 validated rows are too few" in note for note in final.notes)
 
 
 def test_a_refit_is_reserved_with_its_first_fold_model_behind_it():
