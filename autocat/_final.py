@@ -15,17 +15,20 @@ from __future__ import annotations
 
 import logging
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.pipeline import Pipeline
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
-from autocat._ensemble import EnsembleModel, greedy_ensemble, score_predictions
+from autocat._ensemble import EnsembleModel
 from autocat._recipe import Recipe
+from autocat._selection import (
+    cross_validated_selection_score,
+    select_weights,
+    selection_groups,
+)
 from autocat._trials import (
     EARLY_STOPPING_ROUNDS,
     MAX_ROUNDS,
@@ -90,11 +93,6 @@ RESCUE_MAX_SHARE = 2 / 3
 _RESCUE_GROWTH = 4
 # ... and at least this many times, or all rows (a smaller step is not worth it).
 _RESCUE_MIN_GROWTH = 1.5
-# Groups of validation rows for the cross-validated score of a holdout search,
-# each of at least _MIN_GROUP_ROWS rows (a score needs two: R² of one row is
-# undefined), so that a small holdout has fewer groups.
-_HOLDOUT_GROUPS = 5
-_MIN_GROUP_ROWS = 2
 _WARM = False
 
 
@@ -506,75 +504,6 @@ def _validated_rows(records: Sequence[TrialRecord]) -> np.ndarray:
     return np.asarray(valid)
 
 
-def _select(
-    predictions: list[np.ndarray],
-    y: np.ndarray,
-    metric: str,
-    task: str,
-    ensemble: bool,
-) -> np.ndarray:
-    """Weights of the candidates: greedy ensemble, or all on the best one."""
-    if ensemble and len(predictions) > 1:
-        return np.asarray(greedy_ensemble(predictions, y, metric, task=task))
-    scores = [score_predictions(y, p, metric, task=task) for p in predictions]
-    weights = np.zeros(len(predictions))
-    weights[int(np.argmax(scores))] = 1.0
-    return weights
-
-
-def _groups(
-    splits: Sequence[tuple[np.ndarray, np.ndarray]], n_rows: int, random_state: int
-) -> np.ndarray:
-    """Group of each validated row: its fold, or a random fifth of a holdout.
-
-    A holdout of fewer than ``_HOLDOUT_GROUPS * _MIN_GROUP_ROWS`` rows is cut
-    into fewer groups, of at least ``_MIN_GROUP_ROWS`` rows each.
-    """
-    groups = np.full(n_rows, -1)
-    if len(splits) > 1:
-        for fold, (_, valid) in enumerate(splits):
-            groups[valid] = fold
-        return groups
-    valid = splits[0][1]
-    n_groups = max(1, min(_HOLDOUT_GROUPS, len(valid) // _MIN_GROUP_ROWS))
-    rng = np.random.default_rng([random_state, 17])
-    groups[valid] = rng.permutation(len(valid)) % n_groups
-    return groups
-
-
-def _cross_validated_score(
-    predictions: list[np.ndarray],
-    y: np.ndarray,
-    metric: str,
-    task: str,
-    ensemble: bool,
-    groups: np.ndarray,
-) -> float:
-    """Score of the selection procedure on rows it did not see, averaged.
-
-    Groups whose score is undefined (one class only, a constant target) are
-    left out; NaN when no group has a score.
-    """
-    scores = []
-    for group in np.unique(groups[groups >= 0]):
-        chosen = groups == group
-        others = (groups >= 0) & ~chosen
-        if not others.any():
-            continue
-        weights = _select([p[others] for p in predictions], y[others], metric, task,
-                          ensemble)  # fmt: skip
-        blend = sum(w * p[chosen] for w, p in zip(weights, predictions, strict=True))
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", UndefinedMetricWarning)
-            try:
-                score = score_predictions(y[chosen], blend, metric, task=task)
-            except (ValueError, UndefinedMetricWarning):
-                continue
-        if np.isfinite(score):
-            scores.append(score)
-    return float(np.mean(scores)) if scores else float("nan")
-
-
 def final_model(
     outcome: TuneOutcome,
     X: pd.DataFrame,
@@ -619,9 +548,9 @@ def final_model(
     rows = _validated_rows(records)
     predictions = [np.asarray(r.oof)[rows] for r in records]
     selection_start = time.monotonic()
-    weights = _select(predictions, y[rows], metric, task, ensemble)
+    weights = select_weights(predictions, y[rows], metric, task, ensemble)
     selection_s = time.monotonic() - selection_start
-    groups = _groups(used, len(y), random_state)[rows]
+    groups = selection_groups(used, len(y), random_state)[rows]
     budget = Budget(deadline)
     fit_rows, encoded_rows = split_rows(used[0])
 
@@ -670,7 +599,7 @@ def final_model(
     if single:
         cv_score = float(records[0].score)
     elif cross_validated:
-        cv_score = _cross_validated_score(
+        cv_score = cross_validated_selection_score(
             predictions, y[rows], metric, task, ensemble, groups
         )
         if np.isnan(cv_score):

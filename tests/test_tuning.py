@@ -8,6 +8,7 @@ import numpy as np
 import optuna
 import pandas as pd
 import pytest
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import get_scorer
 from sklearn.model_selection import KFold
 from sklearn.pipeline import Pipeline
@@ -642,7 +643,7 @@ def test_the_members_come_before_the_cross_validated_score_of_the_selection(
     X, y, splits = problem
     outcome = _tune(problem, n_trials=8)
     full = final_model(outcome, X, y, "regression", "r2", splits, 0, 1, None, True)
-    select = autocat._final._select
+    select = autocat._final.select_weights
     slow = {"on": True}
 
     def slow_select(*args, **kwargs):
@@ -651,7 +652,7 @@ def test_the_members_come_before_the_cross_validated_score_of_the_selection(
             time.sleep(2.0)
         return select(*args, **kwargs)
 
-    monkeypatch.setattr(autocat._final, "_select", slow_select)
+    monkeypatch.setattr(autocat._final, "select_weights", slow_select)
     start = time.monotonic()
     final = final_model(
         outcome, X, y, "regression", "r2", splits, 0, 1, start + 5.0, True
@@ -686,19 +687,20 @@ def test_a_small_holdout_still_cross_validates_the_selection(problem):
     # The selection's score on a holdout is cross-validated over groups of its
     # rows; a 5-row holdout cut in fifths gave one-row groups, whose R² is
     # undefined, and a cv_score of NaN.
-    from autocat._final import _groups, final_model
+    from autocat._final import final_model
+    from autocat._selection import selection_groups
 
     X, y, _ = problem
     holdout = [(np.arange(85), np.arange(85, 90))]
-    groups = _groups(holdout, len(y), 0)
+    groups = selection_groups(holdout, len(y), 0)
     assert (groups[:85] == -1).all()
     assert np.bincount(groups[85:]).tolist() == [3, 2]
-    wide = _groups([(np.arange(40), np.arange(40, 90))], len(y), 0)
+    wide = selection_groups([(np.arange(40), np.arange(40, 90))], len(y), 0)
     assert np.bincount(wide[40:]).tolist() == [10] * 5
     outcome = _tune((X, y, holdout), n_trials=4)
     assert len(outcome.records) > 1
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", UndefinedMetricWarning)
         final = final_model(
             outcome, X, y, "regression", "r2", holdout, 0, 1, None, True
         )

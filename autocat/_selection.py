@@ -1,0 +1,138 @@
+"""Weights of the finished trials in the final model, and their honest score."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
+
+from autocat._ensemble import greedy_ensemble, score_predictions
+
+__all__ = ["cross_validated_selection_score", "select_weights", "selection_groups"]
+
+# Groups of validation rows for the cross-validated score of a selection on a
+# holdout, of at least _MIN_GROUP_ROWS rows each (R² of one row is undefined).
+_HOLDOUT_GROUPS = 5
+_MIN_GROUP_ROWS = 2
+
+
+def select_weights(
+    predictions: list[np.ndarray],
+    y: np.ndarray,
+    metric: str,
+    task: str,
+    ensemble: bool,
+) -> np.ndarray:
+    """Weights of the candidates: greedy ensemble, or all on the best one.
+
+    Parameters
+    ----------
+    predictions : list of ndarray
+        Out-of-fold predictions of each candidate, aligned with ``y``.
+    y : ndarray
+        True values, or class codes.
+    metric, task : str
+        As in :func:`greedy_ensemble`.
+    ensemble : bool
+        Greedy ensemble selection, or the single best candidate.
+
+    Returns
+    -------
+    ndarray of shape (n_candidates,)
+        Non-negative weights summing to 1.
+    """
+    if ensemble and len(predictions) > 1:
+        return np.asarray(greedy_ensemble(predictions, y, metric, task=task))
+    scores = [score_predictions(y, p, metric, task=task) for p in predictions]
+    weights = np.zeros(len(predictions))
+    weights[int(np.argmax(scores))] = 1.0
+    return weights
+
+
+def selection_groups(
+    splits: Sequence[tuple[np.ndarray, np.ndarray]], n_rows: int, random_state: int
+) -> np.ndarray:
+    """Group of each validated row: its fold, or a random fifth of a holdout.
+
+    A holdout of fewer than ``_HOLDOUT_GROUPS * _MIN_GROUP_ROWS`` rows is cut
+    into fewer groups, of at least ``_MIN_GROUP_ROWS`` rows each.
+
+    Parameters
+    ----------
+    splits : sequence of (train, valid) index arrays
+        The folds the candidates were scored on; one is a holdout.
+    n_rows : int
+        Rows of the training table.
+    random_state : int
+        Seeds the holdout's groups.
+
+    Returns
+    -------
+    ndarray of int of shape (n_rows,)
+        The group of each validated row, -1 for rows never validated.
+    """
+    groups = np.full(n_rows, -1)
+    if len(splits) > 1:
+        for fold, (_, valid) in enumerate(splits):
+            groups[valid] = fold
+        return groups
+    valid = splits[0][1]
+    n_groups = max(1, min(_HOLDOUT_GROUPS, len(valid) // _MIN_GROUP_ROWS))
+    rng = np.random.default_rng([random_state, 17])
+    groups[valid] = rng.permutation(len(valid)) % n_groups
+    return groups
+
+
+def cross_validated_selection_score(
+    predictions: list[np.ndarray],
+    y: np.ndarray,
+    metric: str,
+    task: str,
+    ensemble: bool,
+    groups: np.ndarray,
+) -> float:
+    """Score of the selection procedure on rows it did not see, averaged.
+
+    The selection (:func:`select_weights`) is made on all groups but one and
+    scored on the one left out, in turn. Groups whose score is undefined (one
+    class only, a constant target) are left out.
+
+    Parameters
+    ----------
+    predictions : list of ndarray
+        Out-of-fold predictions of each candidate, on the validated rows.
+    y : ndarray
+        True values, or class codes, of those rows.
+    metric, task : str
+        As in :func:`greedy_ensemble`.
+    ensemble : bool
+        Greedy ensemble selection, or the single best candidate.
+    groups : ndarray of int
+        The group of each row (:func:`selection_groups`).
+
+    Returns
+    -------
+    float
+        The mean score over groups; NaN when no group has a score.
+    """
+    scores = []
+    for group in np.unique(groups[groups >= 0]):
+        chosen = groups == group
+        others = (groups >= 0) & ~chosen
+        if not others.any():
+            continue
+        weights = select_weights(
+            [p[others] for p in predictions], y[others], metric, task, ensemble
+        )
+        mixed = sum(w * p[chosen] for w, p in zip(weights, predictions, strict=True))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UndefinedMetricWarning)
+            try:
+                score = score_predictions(y[chosen], mixed, metric, task=task)
+            except (ValueError, UndefinedMetricWarning):
+                continue
+        if np.isfinite(score):
+            scores.append(score)
+    return float(np.mean(scores)) if scores else float("nan")
