@@ -1,0 +1,163 @@
+"""How fast is a time-budgeted search's first trial, with 1 or 2 XGBoost threads?
+
+Question (2026-11): with a ``time_budget``, ``auto_fit`` first fits its fallback
+model (one XGBoost thread, in the calling thread), then runs the first trial
+alone, in a pool thread, with every thread; that trial's time plans the
+protocol (k-fold CV or a holdout) and the final model's reserve. XGBoost sizes
+some parallel regions by OpenMP's default (every core), so the fallback fit
+leaves an idle OpenMP team behind it; libgomp, managing more threads than
+cores, then sleeps between parallel regions instead of spinning, and a trial of
+many small regions (small tables, many classes) pays a wake-up per region.
+
+Method: the first portfolio configuration on one holdout fold, as
+``autocat._trials.TrialRunner`` runs it, timed in a pool thread with 1 and with
+2 XGBoost threads, each after the fallback fit in the calling thread
+(``--fallback main``, what ``auto_fit`` does), in a short-lived thread (its
+OpenMP team ends with it) or not at all. Tables: the bundled employee salaries
+and a synthetic 10-class table of dirty titles (``--rows``).
+
+    python tests/benchmarks/bench_first_trial_threads.py
+    python tests/benchmarks/bench_first_trial_threads.py --fallback main thread none
+
+Run two at once (``... & ...; wait``) to see the same under two processes
+sharing the cores: spinning threads of both then wait on each other.
+
+Prints, per table and setting, the median seconds of ``--repeat`` trials and
+the ratio of 2 threads to 1. Decision: a ratio above 1 means the second thread
+costs more than it gives on that table and in that setting.
+
+Measured on 2026-11-27 (2 cores, 3,000 rows), seconds with 1 / 2 threads:
+
+=================  ==============  ===================  =====================
+table              fallback: main  short-lived thread   two processes, thread
+=================  ==============  ===================  =====================
+employee salaries  0.29 / 0.68     0.29 / 0.21          not run
+dirty classes      0.40 / 3.39     0.39 / 0.40          0.43 / 9.2-10.1
+=================  ==============  ===================  =====================
+
+With the fallback in the calling thread, two processes at once gave 0.45 / 0.71:
+the sleeping that makes one process slow protects two from each other's
+spinning. One thread is fast in every setting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import statistics
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+
+import autocat
+from autocat._auto import make_splits
+from autocat._budget import Budget
+from autocat._ensemble import fold_scorer
+from autocat._final import fallback_model, warm_kernels
+from autocat._search_space import portfolio
+from autocat._trials import EncodingCache, TrialRunner, inner_splits
+
+
+def employee_salaries(rows: int) -> tuple[pd.DataFrame, np.ndarray, str, str]:
+    X, y = autocat.datasets.load_employee_salaries(return_X_y=True)
+    return X, np.asarray(y, dtype=float), "regression", "r2"
+
+
+def dirty_classes(rows: int) -> tuple[pd.DataFrame, np.ndarray, str, str]:
+    rng = np.random.default_rng(0)
+    classes = rng.integers(0, 10, rows)
+    jobs = ["clerk", "officer", "nurse", "driver", "manager", "analyst"]
+    titles = [
+        f"{jobs[c % 6]} {['i', 'ii', 'iii'][c % 3]} unit {rng.integers(0, 400)}"
+        for c in classes
+    ]
+    X = pd.DataFrame(
+        {
+            "title": titles,
+            "city": rng.choice([f"town {i}" for i in range(300)], rows),
+            "years": rng.normal(size=rows) + classes * 0.1,
+        }
+    )
+    return X, classes, "multiclass", "accuracy"
+
+
+TABLES = {"employee_salaries": employee_salaries, "dirty_classes": dirty_classes}
+
+
+def first_trial_seconds(
+    X: pd.DataFrame, y: np.ndarray, task: str, metric: str, threads: int
+) -> float:
+    """Seconds of the first portfolio configuration on one holdout fold."""
+    splits = make_splits(X, y, task, 5, 0)[:1]
+    n_classes = 0 if task == "regression" else len(np.unique(y))
+    runner = TrialRunner(
+        X=X,
+        y=y,
+        task=task,
+        scorer=fold_scorer(metric, task=task, n_classes=n_classes or None),
+        splits=splits,
+        inner=inner_splits(splits, y, task, 0),
+        n_folds=1,
+        random_state=0,
+        xgb_threads=threads,
+        cache=EncodingCache(),
+        budget=Budget(None),
+        n_classes=n_classes,
+    )
+    start = time.perf_counter()
+    runner.run(None, portfolio()[0], threads)
+    return time.perf_counter() - start
+
+
+def measure(name: str, rows: int, where: str, repeat: int) -> list[float]:
+    """Median seconds with 1 and 2 threads, in this (fresh) process."""
+    warnings.simplefilter("ignore")
+    X, y, task, metric = TABLES[name](rows)
+    warm_kernels()
+    if where == "main":
+        fallback_model(X, y, task, 0, 1, None)
+    elif where == "thread":  # its OpenMP team ends with the thread
+        with ThreadPoolExecutor(1) as once:
+            once.submit(fallback_model, X, y, task, 0, 1, None).result()
+    medians = []
+    with ThreadPoolExecutor(1) as pool:
+        for threads in (1, 2):
+            runs = [
+                pool.submit(first_trial_seconds, X, y, task, metric, threads).result()
+                for _ in range(repeat)
+            ]
+            medians.append(statistics.median(runs))
+    return medians
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", nargs="*", default=list(TABLES))
+    parser.add_argument("--rows", type=int, default=3_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--fallback", nargs="*", default=["main", "thread"],
+        choices=["main", "thread", "none"],
+    )  # fmt: skip
+    args = parser.parse_args()
+    print(f"{os.cpu_count()} CPU(s); autocat {autocat.__version__}")
+    print(f"{'table':>18} {'fallback':>8} {'1 thread':>9} {'2 threads':>9} {'2/1':>5}")
+    # Each setting in a fresh process: an OpenMP team, once started in the
+    # main thread, stays for the life of the process.
+    spawn = multiprocessing.get_context("spawn")
+    for name in args.tables:
+        for where in args.fallback:
+            with spawn.Pool(1) as process:
+                one, two = process.apply(measure, (name, args.rows, where, args.repeat))
+            print(
+                f"{name:>18} {where:>8} {one:9.2f} {two:9.2f} {two / one:5.2f}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
