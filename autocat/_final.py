@@ -590,38 +590,36 @@ def final_model(
         best_pipeline = built[0]
     # The selection's cross-validated score repeats the selection once per
     # group: it comes after the members, so that a budget short of it costs the
-    # score, not the model.
+    # score, not the model; the best trial's score then stands in, with a note.
+    # With one finished trial nothing was selected: its own score is honest.
+    cv_score = float(records[0].score)
     n_groups = len(np.unique(groups[groups >= 0]))
-    # With one finished trial nothing was selected: its own out-of-fold score
-    # is already the model's honest score.
-    single = len(records) == 1
-    cross_validated = single or budget.left() >= n_groups * selection_s
-    if single:
-        cv_score = float(records[0].score)
-    elif cross_validated:
-        cv_score = cross_validated_selection_score(
-            predictions, y[rows], metric, task, ensemble, groups
-        )
-        if np.isnan(cv_score):
-            cv_score = float(records[0].score)
-            notes.append(
-                f"the {int(rows.sum()):,} validated rows are too few to "
-                "cross-validate the ensemble selection (no group of them has a "
-                "score): the cross-validated score is the best trial's"
-            )
-    else:
-        cv_score = float(records[0].score)
+    selection_scored = len(records) == 1
+    if not selection_scored and budget.left() < n_groups * selection_s:
         notes.append(
             f"the time budget left no time to cross-validate the ensemble selection "
             f"(about {n_groups * selection_s:.1f}s): the cross-validated score is "
             "the best trial's"
         )
+    elif not selection_scored:
+        selection_score = cross_validated_selection_score(
+            predictions, y[rows], metric, task, ensemble, groups
+        )
+        selection_scored = not np.isnan(selection_score)
+        if selection_scored:
+            cv_score = selection_score
+        else:
+            notes.append(
+                f"the {int(rows.sum()):,} validated rows are too few to "
+                "cross-validate the ensemble selection (no group of them has a "
+                "score): the cross-validated score is the best trial's"
+            )
     if n_dropped:
         scored = "; the cross-validated score is the full selection's"
         notes.append(
             f"{n_dropped} lighter ensemble member(s) left out: the time budget "
             "left no time to build them (the others' weights are rescaled"
-            f"{scored if cross_validated else ''})"
+            f"{scored if selection_scored else ''})"
         )
     if n_one_fold:
         notes.append(
