@@ -30,7 +30,7 @@ from autocat._final import (
     rescue_seconds,
     warm_kernels,
 )
-from autocat._recipe import TASKS
+from autocat._recipe import TASKS, in_own_thread
 from autocat._result import AutoResult
 from autocat._search_space import default_params, portfolio
 from autocat._trials import EncodingCache
@@ -472,7 +472,8 @@ def auto_fit(
     n_jobs : int, default=-1
         CPU threads for the whole call (``-1``: all cores). Up to 8 trials run at
         once and share them with their XGBoost models; the refit, and the first
-        trial of a time-budgeted search (it runs alone), use them all.
+        trial of a time-budgeted search (it runs alone) on a table of 20,000 rows
+        or more, use them all.
     show_progress : bool, default=True
         Show a progress bar (trials, best score, time left) on stderr.
     callbacks : sequence of callables, default=()
@@ -632,7 +633,8 @@ def auto_fit(
         interrupted = outcome is not None and outcome.interrupted
         if not interrupted and deadline is not None:
             searched_s = time.monotonic() - search_start
-            rescue, n_fallback = rescue_model(
+            rescue, n_fallback = in_own_thread(
+                total_threads, rescue_model,
                 X, y, task, seed, total_threads, deadline, (fallback, fallback_s),
                 specific_transformers,
             )  # fmt: skip
@@ -678,7 +680,8 @@ def auto_fit(
                 best_params["n_estimators"] = int(best_round) + 1
         n_folds = 0
     else:
-        final = final_model(
+        final = in_own_thread(
+            total_threads, final_model,
             outcome, X, y, task, metric, splits, seed, total_threads, deadline,
             ensemble, specific_transformers,
         )  # fmt: skip

@@ -23,7 +23,7 @@ from sklearn.pipeline import Pipeline
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._ensemble import EnsembleModel
-from autocat._recipe import Recipe
+from autocat._recipe import Recipe, xgboost_threads
 from autocat._selection import (
     cross_validated_selection_score,
     select_weights,
@@ -414,7 +414,8 @@ def fallback_model(
         callbacks=[guard],
     )
     y_rows = y[rows]
-    fit_early_stopped(model, X_rows[fit], y_rows[fit], X_rows[stop], y_rows[stop])
+    with xgboost_threads(n_threads):
+        fit_early_stopped(model, X_rows[fit], y_rows[fit], X_rows[stop], y_rows[stop])
     if guard.cut:
         return None
     model.set_params(callbacks=None)

@@ -24,7 +24,7 @@ import optuna
 import xgboost
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
-from autocat._recipe import Recipe
+from autocat._recipe import Recipe, xgboost_threads
 from autocat._search_space import SEARCH_SPACE
 
 if TYPE_CHECKING:
@@ -578,8 +578,17 @@ class TrialRunner:
         ``threads`` (default: the search's per-trial threads) is what the trial's
         encoders and XGBoost use, e.g. all of them for a trial that runs alone.
         """
-        number = -1 if trial is None else trial.number
         threads = self.xgb_threads if threads is None else threads
+        # XGBoost sizes some parallel regions by its global thread count (every
+        # core by default), not by the model's n_jobs: capped here, a trial of
+        # one thread starts no OpenMP team (see ``xgboost_threads``).
+        with xgboost_threads(threads):
+            return self._run(trial, params, threads)
+
+    def _run(
+        self, trial: optuna.Trial | None, params: dict[str, Any], threads: int
+    ) -> TrialRecord:
+        number = -1 if trial is None else trial.number
         record = TrialRecord(number=number, params=dict(params), threads=threads)
         recipe = self.recipe(params, threads)
         fold = 0

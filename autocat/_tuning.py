@@ -66,6 +66,16 @@ logger = logging.getLogger("autocat")
 
 # Trials asked, run and told together when the result must not depend on n_jobs.
 BATCH_TRIALS = 8
+# The trial that runs alone (it plans the protocol) gets every thread only on
+# tables of at least this many rows; below, the threads of a batch's trial.
+# XGBoost's parallel regions on fewer rows are too small for a second thread
+# to pay, and a thread team that waits on cores another process holds makes
+# them far slower: the first configuration on a synthetic 10-class table
+# (tests/benchmarks/bench_first_trial_threads.py, 2 cores), seconds with
+# 1 / 2 threads: 3,000 rows 0.38 / 0.38, 10,000 rows 1.35 / 1.07, 30,000 rows
+# 3.84 / 2.36; with two such processes at once, 3,000 rows 0.46 / 1.5 and
+# 30,000 rows 3.9 / 27.
+ALONE_ALL_THREADS_ROWS = 20_000
 # Out-of-fold predictions and fold models are kept for this many best trials.
 KEEP_TRIALS = 20
 # ... and their folds' fitted vectorizers for this many (the final model's
@@ -555,6 +565,7 @@ def tune(
     # Batches of fixed size when the result must be reproducible; with a time
     # budget, as many trials as threads (the first alone: it decides CV/holdout).
     batch = parallel if deadline is not None else BATCH_TRIALS
+    alone_threads = total if len(y) >= ALONE_ALL_THREADS_ROWS else xgb_threads
     pool = ThreadPoolExecutor(parallel, thread_name_prefix="autocat-trial")
     try:
         while not stopped and (n_trials is None or asked < n_trials):
@@ -565,8 +576,9 @@ def tune(
                 break
             alone = search.switch is not None
             size = 1 if alone else batch
-            # A trial that runs alone (it plans the protocol) has every thread.
-            threads = total if alone else xgb_threads
+            # A trial that runs alone (it plans the protocol) has every thread
+            # where a table is large enough for them to pay.
+            threads = alone_threads if alone else xgb_threads
             if n_trials is not None:
                 size = min(size, n_trials - asked)
             with quiet_optuna(), warnings.catch_warnings():

@@ -616,3 +616,37 @@ def test_a_search_with_no_finished_trial_leaves_a_third_to_the_rescue(monkeypatc
     assert elapsed <= max(1.1 * budget, budget + 2), elapsed
     assert result.score(df, df["salary"]) > 0.9
     _assert_fully_trained(result)
+
+
+_THREADS_LEFT_CODE = """
+import os, numpy as np, pandas as pd, autocat
+from autocat._final import warm_kernels
+warm_kernels()
+rng = np.random.default_rng(0)
+frame = pd.DataFrame({"job": [f"job {i % 80} grade {i % 7}" for i in range(600)],
+                      "x": rng.normal(size=600)})
+frame["y"] = frame["x"] + np.arange(600) % 7
+before = len(os.listdir("/proc/self/task"))
+autocat.auto_fit(frame, "y", time_budget=3, n_jobs=2, show_progress=False)
+print(before, len(os.listdir("/proc/self/task")))
+"""
+
+
+@pytest.mark.skipif(
+    not __import__("os").path.isdir("/proc/self/task"),
+    reason="counts the process's threads through Linux's /proc",
+)
+def test_auto_fit_leaves_no_openmp_team_in_the_calling_thread():
+    # XGBoost sizes a region by its global thread count, not by n_jobs: the
+    # fallback's one-thread fit, and the refit in the caller's thread, left an
+    # idle OpenMP team there, which made the next search's trials of small
+    # parallel regions up to 8x slower. A fresh process: none was started yet.
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _THREADS_LEFT_CODE],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    before, after = map(int, done.stdout.split())
+    assert after == before, done.stdout

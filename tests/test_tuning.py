@@ -748,25 +748,31 @@ def test_the_reserve_decides_whether_the_refit_fits_once_per_best_trial():
     assert reserve(other) == pytest.approx(1.0 + REFIT_MARGIN * 1.0)  # fold model
 
 
-def test_a_trial_that_runs_alone_has_every_thread(
-    problem, monkeypatch, planned_fold_seconds
+@pytest.mark.parametrize("large", [True, False])
+def test_a_trial_that_runs_alone_has_every_thread_on_a_large_table(
+    problem, monkeypatch, planned_fold_seconds, large
 ):
     # With a time budget the first trial runs alone (it plans CV or holdout):
-    # it gets all 4 threads, later trials one each beside each other, and the
-    # plan scales the first fold's time to one thread.
+    # on a large table it gets all 4 threads, later trials one each beside each
+    # other, and the plan scales the first fold's time to one thread. On a
+    # small table a second thread does not pay: it gets one, as later trials.
     import autocat._tuning
     from autocat._trials import thread_speedup
 
+    n_rows = len(problem[1])
     monkeypatch.setattr(autocat._tuning, "_available_cores", lambda: 4)
+    rows = n_rows if large else n_rows + 1
+    monkeypatch.setattr(autocat._tuning, "ALONE_ALL_THREADS_ROWS", rows)
     seen = planned_fold_seconds
     start = time.monotonic()
     outcome = _tune(problem, n_trials=5, time_budget=600.0, deadline=start + 600,
                     n_jobs=4)  # fmt: skip
     threads = {r.number: r.threads for r in outcome.records}
-    assert threads[0] == 4
+    assert threads[0] == (4 if large else 1)
     assert all(t == 1 for number, t in threads.items() if number > 0)
     first = next(r for r in outcome.records if r.number == 0)
-    assert seen[0] == pytest.approx(first.fold_seconds[0] * thread_speedup(4.0))
+    speedup = thread_speedup(4.0) if large else 1.0
+    assert seen[0] == pytest.approx(first.fold_seconds[0] * speedup)
 
 
 def test_reserve_keeps_the_fold_models_time_when_the_refit_cannot_fit():
