@@ -81,7 +81,8 @@ def in_own_thread(n_threads: int, function: Any, *args: Any) -> Any:
     and the OpenMP team its fits start ends with the thread: none is left in
     the calling thread to slow the fits of a later search (a second
     ``auto_fit`` in the same process). Context variables are carried over;
-    an exception is raised in the caller.
+    an exception is raised in the caller. An interrupt (Ctrl-C) returns at
+    once, and the thread finishes its work in the background.
 
     Examples
     --------
@@ -97,8 +98,14 @@ def in_own_thread(n_threads: int, function: Any, *args: Any) -> Any:
         with xgboost_threads(n_threads):
             return context.run(function, *args)
 
-    with ThreadPoolExecutor(1, thread_name_prefix="autocat-fit") as thread:
-        return thread.submit(run).result()
+    thread = ThreadPoolExecutor(1, thread_name_prefix="autocat-fit")
+    try:
+        result = thread.submit(run).result()
+    except BaseException:
+        thread.shutdown(wait=False)
+        raise
+    thread.shutdown(wait=True)  # the thread, and its OpenMP team, are gone
+    return result
 
 
 # Flat recipe name -> parameter of the TableVectorizer step. With Gamma-Poisson,

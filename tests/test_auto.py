@@ -627,7 +627,7 @@ frame = pd.DataFrame({"job": [f"job {i % 80} grade {i % 7}" for i in range(600)]
                       "x": rng.normal(size=600)})
 frame["y"] = frame["x"] + np.arange(600) % 7
 before = len(os.listdir("/proc/self/task"))
-autocat.auto_fit(frame, "y", time_budget=3, n_jobs=2, show_progress=False)
+autocat.auto_fit(frame, "y", n_jobs=2, show_progress=False, LIMIT)
 print(before, len(os.listdir("/proc/self/task")))
 """
 
@@ -636,16 +636,18 @@ print(before, len(os.listdir("/proc/self/task")))
     not __import__("os").path.isdir("/proc/self/task"),
     reason="counts the process's threads through Linux's /proc",
 )
-def test_auto_fit_leaves_no_openmp_team_in_the_calling_thread():
+@pytest.mark.parametrize("limit", ["time_budget=3", "n_trials=2"])
+def test_auto_fit_leaves_no_openmp_team_in_the_calling_thread(limit):
     # XGBoost sizes a region by its global thread count, not by n_jobs: the
-    # fallback's one-thread fit, and the refit in the caller's thread, left an
-    # idle OpenMP team there, which made the next search's trials of small
-    # parallel regions up to 8x slower. A fresh process: none was started yet.
+    # fallback's one-thread fit (with a time budget), or else the refit, in the
+    # caller's thread, left an idle OpenMP team there, which made the next
+    # search's trials of small parallel regions up to 8x slower. A fresh
+    # process: none was started yet.
     import subprocess
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-c", _THREADS_LEFT_CODE],
+        [sys.executable, "-c", _THREADS_LEFT_CODE.replace("LIMIT", limit)],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     before, after = map(int, done.stdout.split())

@@ -2,12 +2,14 @@
 
 Question (2026-11): with a ``time_budget``, ``auto_fit`` first fits its fallback
 model (one XGBoost thread, in the calling thread), then runs the first trial
-alone, in a pool thread, with every thread; that trial's time plans the
-protocol (k-fold CV or a holdout) and the final model's reserve. XGBoost sizes
-some parallel regions by OpenMP's default (every core), so the fallback fit
-leaves an idle OpenMP team behind it; libgomp, managing more threads than
-cores, then sleeps between parallel regions instead of spinning, and a trial of
-many small regions (small tables, many classes) pays a wake-up per region.
+alone, in a pool thread; that trial's time plans the protocol (k-fold CV or a
+holdout) and the final model's reserve. XGBoost sizes some parallel regions by
+its global thread count (every core by default), not by the model's
+``n_jobs``, so a fit left an idle OpenMP team behind it in its thread; libgomp,
+managing more threads than cores, then sleeps between parallel regions instead
+of spinning, and a trial of many small regions (small tables, many classes)
+pays a wake-up per region. ``autocat._recipe.xgboost_threads`` now caps the
+global count in every thread that fits; this script measures what is left.
 
 Method: the first portfolio configuration on one holdout fold, as
 ``autocat._trials.TrialRunner`` runs it, timed in a pool thread with 1 and with
@@ -26,18 +28,22 @@ Prints, per table and setting, the median seconds of ``--repeat`` trials and
 the ratio of 2 threads to 1. Decision: a ratio above 1 means the second thread
 costs more than it gives on that table and in that setting.
 
-Measured on 2026-11-27 (2 cores, 3,000 rows), seconds with 1 / 2 threads:
+Measured on 2026-11-27 (2 cores), seconds with 1 / 2 threads, fallback in the
+calling thread, before the cap and with it:
 
-=================  ==============  ===================  =====================
-table              fallback: main  short-lived thread   two processes, thread
-=================  ==============  ===================  =====================
-employee salaries  0.29 / 0.68     0.29 / 0.21          not run
-dirty classes      0.40 / 3.39     0.39 / 0.40          0.43 / 9.2-10.1
-=================  ==============  ===================  =====================
+=============================  ============  ============
+table                          before        with the cap
+=============================  ============  ============
+employee salaries, 3,000 rows  0.29 / 0.68   0.28 / 0.21
+dirty classes, 3,000 rows      0.40 / 3.39   0.38 / 0.38
+dirty classes, 10,000 rows                   1.35 / 1.07
+dirty classes, 30,000 rows                   3.84 / 2.36
+=============================  ============  ============
 
-With the fallback in the calling thread, two processes at once gave 0.45 / 0.71:
-the sleeping that makes one process slow protects two from each other's
-spinning. One thread is fast in every setting.
+Two processes at once, with the cap: 3,000 rows 0.46 / 1.5, 30,000 rows
+3.9 / 27: both processes' teams spin, each waiting for a core the other holds.
+Hence ``autocat._tuning.ALONE_ALL_THREADS_ROWS``: the trial that runs alone gets
+every thread only on tables large enough for them to pay.
 """
 
 from __future__ import annotations
