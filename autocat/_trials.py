@@ -576,7 +576,8 @@ class TrialRunner:
         """Score ``params`` on every fold; raise BudgetExhausted if cut.
 
         ``threads`` (default: the search's per-trial threads) is what the trial's
-        encoders and XGBoost use, e.g. all of them for a trial that runs alone.
+        encoders and XGBoost use, e.g. all of them for a trial that runs alone on
+        a large table.
         """
         threads = self.xgb_threads if threads is None else threads
         # XGBoost sizes some parallel regions by its global thread count (every
