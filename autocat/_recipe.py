@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextvars
 import difflib
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import xgboost
@@ -50,7 +50,8 @@ def xgboost_threads(n_threads: int) -> AbstractContextManager[None]:
     and every later fit of many small regions (small tables, many classes)
     pays a wake-up per region: measured up to 8 times slower, in another
     thread of the same process (``tests/benchmarks/bench_first_trial_threads.py``).
-    The setting is XGBoost's own and local to the thread.
+    The setting is XGBoost's own and local to the thread; XGBoost before 3.0
+    has none, and there this caps nothing.
 
     Parameters
     ----------
@@ -71,6 +72,8 @@ def xgboost_threads(n_threads: int) -> AbstractContextManager[None]:
     ...     xgboost.get_config()["nthread"]
     1
     """
+    if "nthread" not in xgboost.get_config():
+        return nullcontext()
     return xgboost.config_context(nthread=int(n_threads))
 
 
