@@ -619,7 +619,7 @@ def test_a_search_with_no_finished_trial_leaves_a_third_to_the_rescue(monkeypatc
 
 
 _THREADS_LEFT_CODE = """
-import os, numpy as np, pandas as pd, autocat
+import os, time, numpy as np, pandas as pd, autocat
 from autocat._final import warm_kernels
 warm_kernels()
 rng = np.random.default_rng(0)
@@ -628,6 +628,12 @@ frame = pd.DataFrame({"job": [f"job {i % 80} grade {i % 7}" for i in range(600)]
 frame["y"] = frame["x"] + np.arange(600) % 7
 before = len(os.listdir("/proc/self/task"))
 autocat.auto_fit(frame, "y", n_jobs=2, show_progress=False, LIMIT)
+# The teams of the threads that ended exit on their own, a moment later on a
+# busy machine; a team left in this thread stays.
+for _ in range(100):
+    if len(os.listdir("/proc/self/task")) <= before:
+        break
+    time.sleep(0.1)
 print(before, len(os.listdir("/proc/self/task")))
 """
 
