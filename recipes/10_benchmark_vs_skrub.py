@@ -124,7 +124,8 @@ parser.add_argument(
 )
 args = parser.parse_args()
 if SMALL:  # a smoke test: one trial rather than a budget the refit could hit
-    args.tasks, args.splits, args.max_rows = ["employee_salaries"], 1, 2_000
+    args.tasks = (args.tasks or ["employee_salaries"])[:1]
+    args.splits, args.max_rows = 1, 2_000
     args.time_budget = [None]
     args.methods = args.methods or ["autocat", "skrub", "paper_default"]
 

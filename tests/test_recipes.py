@@ -46,6 +46,10 @@ FIGURES = {
         r"^Best median per task: .*; (\d+) task\(s\), (\d+) split\(s\)",
         lambda tasks, splits: tasks == 1 and splits == 1,
     ),
+    "12_heldout_tables": (
+        r"^(\d+) failed fit\(s\); autocat >= skrub on (\d+) of (\d+) task\(s\)",
+        lambda failed, _, tasks: failed == 0 and tasks == 1,
+    ),
     "20_derive_portfolio": (
         rf"^portfolio of (\d+) written .* median regret {NUMBER} vs {NUMBER} "
         rf"\(random\) and {NUMBER} \(default\)",
