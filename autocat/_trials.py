@@ -408,6 +408,8 @@ def fit_early_stopped(
     True
     >>> "_create_dmatrix" in vars(model)  # nothing of it is left on the model
     False
+    >>> type(model.evals_result()["validation_0"]).__name__  # savable plain data
+    'dict'
     """
 
     def create_dmatrix(ref: Any, **kwargs: Any) -> Any:
@@ -420,6 +422,11 @@ def fit_early_stopped(
         model.fit(X_fit, y_fit, eval_set=[(X_stop, y_stop)], verbose=False)
     finally:
         del model._create_dmatrix
+    # XGBoost logs the stop rows' loss per round in OrderedDicts; as plain dicts
+    # ``evals_result()`` still works and a model file can hold the log.
+    logs = getattr(model, "evals_result_", None)
+    if logs is not None:
+        model.evals_result_ = {name: dict(log) for name, log in logs.items()}
     return model
 
 

@@ -658,3 +658,18 @@ def test_report_of_a_loaded_result_says_why_importances_are_missing(results, tmp
     html = loaded.report(tmp_path / "r.html").read_text()
     assert "include_sample=True" in html and "Write the report before saving" in html
     assert "Gamma-Poisson topics" in html  # from the fitted encoder alone
+
+
+def test_a_budgeted_model_with_early_stopped_boosters_round_trips(tmp_path):
+    # A budget too short for a trial returns the rescue recipe, whose XGBoost kept
+    # the model early stopping chose (so do fold models a budget leaves unrefit).
+    # XGBoost logs its stop rows' loss in OrderedDicts, which a model file refused.
+    frame = _frame(120)
+    frame["salary"] = _target(frame, "regression")
+    result = auto_fit(frame, "salary", time_budget=0.01, show_progress=False)
+    booster = result.model_.named_steps["model"]
+    assert booster.get_params()["early_stopping_rounds"], "not an early-stopped model"
+    loaded = autocat.load(result.save(tmp_path / "budgeted.autocat"))
+    assert _same(loaded.predict(frame), result.predict(frame))
+    log = loaded.model_.named_steps["model"].evals_result()
+    assert log == booster.evals_result() and len(log["validation_0"]["rmse"]) > 1
