@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import logging
 import math
@@ -30,6 +31,7 @@ from autocat._final import (
     rescue_seconds,
     warm_kernels,
 )
+from autocat._parsing import detect_date_format
 from autocat._recipe import TASKS, in_own_thread
 from autocat._result import AutoResult
 from autocat._search_space import default_params, portfolio
@@ -111,16 +113,17 @@ def _split_target(df: Any, target: Any) -> tuple[pd.DataFrame, np.ndarray, str]:
             f"{type(df).__name__}. Build one with pandas.DataFrame(data)."
         )
     X = to_pandas(df)
-    if isinstance(target, str):
+    if np.isscalar(target):  # a column's label: a name, or e.g. 0 when header=None
         if target not in X.columns:
             names = [str(c) for c in X.columns]
-            close = difflib.get_close_matches(target, names, n=1)
+            close = difflib.get_close_matches(str(target), names, n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""
             raise ValueError(
                 f"target={target!r} is not a column of df.{hint} Columns: {names}"
             )
         y = _numbers_if_text(X[target].to_numpy())
-        return X.drop(columns=[target]), y, target
+        _check_not_dates(y, str(target))
+        return X.drop(columns=[target]), y, str(target)
     y = series_values(target)
     if y.ndim != 1:
         raise ValueError(
@@ -131,7 +134,41 @@ def _split_target(df: Any, target: Any) -> tuple[pd.DataFrame, np.ndarray, str]:
         raise ValueError(
             f"target has {len(y)} values but df has {len(X)} rows; they must match."
         )
+    _check_not_dates(y, "target")
     return X.reset_index(drop=True), _numbers_if_text(y), "target"
+
+
+_DATE_TYPES = (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)
+
+
+def _check_not_date_text(y: np.ndarray, name: str) -> None:
+    """Refuse a target of dates written as text, unless a task is given."""
+    if y.dtype.kind not in "OU":
+        return
+    uniques = np.asarray(pd.unique(y), dtype=object)
+    if len(uniques) > 2 and detect_date_format(uniques) is not None:
+        raise ValueError(
+            f"target {name!r} holds dates written as text (e.g. {uniques[0]!r}), "
+            "and auto_fit predicts numbers or class labels. Convert it to numbers "
+            "first (e.g. the year, or the days since the first date), or pass "
+            "task='multiclass' if each date is a class."
+        )
+
+
+def _check_not_dates(y: np.ndarray, name: str) -> None:
+    """Refuse a target of dates or durations: auto_fit predicts numbers or labels."""
+    if y.dtype.kind == "O":
+        seen = [v for v in y[:1000] if v is not None and v == v]  # not NaN/NaT
+        dated = bool(seen) and all(isinstance(v, _DATE_TYPES) for v in seen)
+    else:
+        dated = y.dtype.kind in "mM"
+    if dated:
+        raise ValueError(
+            f"target {name!r} holds dates or durations ({y.dtype}), and auto_fit "
+            "predicts numbers or class labels. Convert it first, e.g. to the year "
+            "(df[col].dt.year) or to the days since the first date "
+            "((df[col] - df[col].min()).dt.days)."
+        )
 
 
 def _numbers_if_text(y: np.ndarray) -> np.ndarray:
@@ -430,8 +467,11 @@ def auto_fit(
     ----------
     df : pandas.DataFrame or polars.DataFrame
         The table.
-    target : str or array-like of shape (n_samples,)
-        The name of the target column of ``df``, or the target itself.
+    target : str, other column label, or array-like of shape (n_samples,)
+        The name of the target column of ``df`` (any scalar label, e.g. ``0``
+        for a table read with ``header=None``), or the target itself. Numbers
+        written as text ("$1,234.50") are read as numbers; dates and durations
+        are refused (convert them to numbers first).
     task : {'auto', 'regression', 'binary', 'multiclass'}, default='auto'
         ``'auto'`` infers it: numeric targets with many values are regression,
         two values binary, strings and small integer sets multiclass.
@@ -552,6 +592,7 @@ def auto_fit(
             f"auto_fit needs at least 4 rows with a target, got {len(y_raw)}."
         )
     if task == "auto":
+        _check_not_date_text(y_raw, target_name)
         task, reason = infer_task(y_raw)
         logger.info("task: %s (%s)", task, reason)
     check_inputs(X, y_raw, task=task, metric=metric, target=target_name)

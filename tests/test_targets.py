@@ -239,3 +239,49 @@ def test_only_one_class_with_two_rows_is_a_clear_error():
     y = np.array(["a"] * 10 + ["b", "c"])
     with pytest.raises(ValueError, match=r"\['b', 'c'\] have a single row"):
         _encode_target(y, "multiclass", name="grade")
+
+
+# --- how the target is given --------------------------------------------------------
+
+
+def test_a_target_column_with_an_integer_label_is_found():
+    # A table read with header=None has columns 0, 1, 2...; 2 is a label, not data.
+    df = _binary(40)
+    df.columns = range(df.shape[1])
+    result = auto_fit(df, df.shape[1] - 1, n_trials=1, cv=2, show_progress=False)
+    assert result.target_ == str(df.shape[1] - 1)
+    assert result.feature_names_in_.tolist() == ["0", "1"]
+    assert result.predict(df).shape == (40,)
+    with pytest.raises(ValueError, match=r"target=99 is not a column of df"):
+        auto_fit(df, 99, n_trials=1)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        pd.date_range("2001-01-01", periods=12),
+        pd.to_timedelta(np.arange(12), unit="D"),
+        pd.Series(pd.date_range("2001-01-01", periods=12)).astype(object),
+    ],
+    ids=["datetime64", "timedelta64", "timestamps as objects"],
+)
+def test_a_target_of_dates_is_a_clear_error_before_fitting(values, monkeypatch):
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fitted a date target")
+
+    monkeypatch.setattr("autocat._auto.tune", no_fit)
+    df = _binary(12).assign(when=values)
+    with pytest.raises(ValueError, match=r"target 'when' holds dates or durations"):
+        auto_fit(df, "when", n_trials=1)
+    with pytest.raises(ValueError, match=r"target 'target' holds dates or durations"):
+        auto_fit(df.drop(columns="when"), np.asarray(values), n_trials=1)
+
+
+def test_a_target_of_dates_written_as_text_is_refused_unless_a_task_is_given():
+    df = _binary(12).assign(when=[f"2001-01-{day:02d}" for day in range(1, 13)])
+    with pytest.raises(ValueError, match=r"target 'when' holds dates written as text"):
+        auto_fit(df, "when", n_trials=1)
+    # Told that the dates are classes, auto_fit takes them as classes (here: too
+    # rare to validate, which is a different error).
+    with pytest.raises(ValueError, match=r"have a single row each"):
+        auto_fit(df, "when", task="multiclass", n_trials=1)
