@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from autocat._parsing import (
+    DECIMAL_COMMA,
     detect_date_format,
     detect_time_format,
     is_missing,
@@ -38,6 +39,7 @@ __all__ = [
     "SuspiciousColumnWarning",
     "as_numbers",
     "decide",
+    "decimal_comma",
     "detect_date_format",
     "detect_time_format",
     "identifier_reason",
@@ -135,7 +137,8 @@ class Decision:
         with ``fmt``, as times of day with ``fmt``, or any value as its ``str``.
         ``None`` keeps the values as stored.
     fmt : str or None, default=None
-        The date or time format (``strptime`` codes, or ``'ISO8601'``).
+        The date or time format (``strptime`` codes, or ``'ISO8601'``); for
+        numbers, ``None`` or :data:`~autocat._parsing.DECIMAL_COMMA`.
     tokens : tuple of str, default=()
         For a column of numbers: the non-numeric strings seen at fit (``"unknown"``,
         ``">90"``), read as missing; the column then also gets a missing
@@ -280,6 +283,13 @@ def decide(
                     "indicator"
                 )
             return Decision("numeric", reason, "number", tokens=tokens)
+        if is_text and parse_numbers and code is None and decimal_comma(uniques):
+            return Decision(
+                "numeric",
+                "strings read as numbers with a decimal comma",
+                "number",
+                DECIMAL_COMMA,
+            )
         if is_text:
             if parse_times:
                 fmt = detect_time_format(uniques)
@@ -358,12 +368,39 @@ def number_tokens(uniques: np.ndarray) -> tuple[str, ...] | None:
     return tuple(bad)
 
 
+def decimal_comma(uniques: np.ndarray) -> bool:
+    """Return whether strings that do not all read as numbers use a decimal comma.
+
+    Every non-missing distinct value must read with :data:`DECIMAL_COMMA`
+    (``"1.234,5"``, ``"94,71"``), and one at least must hold a comma: a column
+    such as ``"94,71"``, ``"1264,03"`` is numbers, where the usual reading sees
+    strings (a comma there separates thousands, in groups of three digits).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import decimal_comma
+    >>> decimal_comma(np.array(["94,71", "1.264,03", "7"], dtype=object))
+    True
+    >>> decimal_comma(np.array(["94,71", "12.5"], dtype=object))
+    False
+    """
+    present = [v for v in uniques if not is_missing(v)]
+    if not present or not any(isinstance(v, str) and "," in v for v in present):
+        return False
+    for part in sample_then_all(np.asarray(present, dtype=object)):
+        if not parse_numbers(part, DECIMAL_COMMA)[1].all():
+            return False
+    return True
+
+
 def as_numbers(values: np.ndarray) -> np.ndarray | None:
     """Return a column of text holding only numbers as numbers, else None.
 
     Every non-missing value must read (see :func:`parse_numbers`: money,
-    thousands separators, percentages), none may be a code with a leading
-    zero, and one at least must be a number. Integers give int64 when no value
+    thousands separators, percentages; or all with a decimal comma, see
+    :func:`decimal_comma`), none may be a code with a leading zero, and one at
+    least must be a number. Integers give int64 when no value
     is missing, float64 otherwise. Columns already numeric give None.
 
     Examples
@@ -372,6 +409,8 @@ def as_numbers(values: np.ndarray) -> np.ndarray | None:
     >>> from autocat._column_kinds import as_numbers
     >>> as_numbers(np.array(["100,235", "$1,234.50"], dtype=object)).tolist()
     [100235.0, 1234.5]
+    >>> as_numbers(np.array(["94,71", "1.264,03"], dtype=object)).tolist()
+    [94.71, 1264.03]
     >>> as_numbers(np.array(["1", "0", "1"], dtype=object)).tolist()
     [1, 0, 1]
     >>> as_numbers(np.array(["High", "Low", "None"], dtype=object)) is None
@@ -384,10 +423,14 @@ def as_numbers(values: np.ndarray) -> np.ndarray | None:
     uniques = uniques[present]
     if not any(isinstance(v, str) for v in uniques) or leading_zero_code(uniques):
         return None
+    number_format = None
     numbers, ok = parse_numbers(uniques)
+    if not ok.all() and decimal_comma(uniques):
+        number_format = DECIMAL_COMMA
+        numbers, ok = parse_numbers(uniques, number_format)
     if not ok.all() or not np.isfinite(numbers).any():
         return None
-    out, _ = parse_numbers(values.astype(object))
+    out, _ = parse_numbers(values.astype(object), number_format)
     if not np.isfinite(out).all() or (np.mod(out, 1) != 0).any():
         return out  # NaN and infinities stay floats (checks name the infinities)
     if np.abs(out).max() > 2**53:

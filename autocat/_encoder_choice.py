@@ -20,12 +20,14 @@ from sklearn.utils.multiclass import type_of_target
 
 from autocat._column_kinds import (
     Decision,
+    decimal_comma,
     detect_date_format,
     detect_time_format,
     stringify,
 )
 from autocat._dataframe import series_values
 from autocat._minhash import MinHashEncoder
+from autocat._parsing import DECIMAL_COMMA
 from autocat._sklearn_compat import target_encoder_takes_splitter
 from autocat._text import TextEncoder
 
@@ -160,7 +162,9 @@ fmt=None, tokens=())
             )
         if family in ("numeric", "boolean"):
             return Decision(family, BY_THE_USER)
-        return Decision("numeric", BY_THE_USER, "number")
+        # numbers written with a decimal comma keep that reading
+        fmt = DECIMAL_COMMA if decimal_comma(uniques) else None
+        return Decision("numeric", BY_THE_USER, "number", fmt)
     if family == "datetime":
         return Decision("datetime", BY_THE_USER)
     if family == "time":

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "DECIMAL_COMMA",
     "MISSING_TOKENS",
     "detect_date_format",
     "detect_time_format",
@@ -43,6 +44,11 @@ _NUMBER = re.compile(
     r"\s?(?P<post>[$\u20ac\u00a3\u00a5%])?(?P<close>\))?",
     re.ASCII,
 )
+# The format of numbers written with a decimal comma and dots (or nothing)
+# between thousands, as much of Europe writes them: "1.234,5", "94,71".
+DECIMAL_COMMA = "decimal comma"
+_DIGITS = re.compile(r"\d[\d.,]*")
+_COMMA_BODY = re.compile(r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?")
 _HAS_DIGIT = re.compile(r"\d")
 _TIME = re.compile(
     r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2})(?P<f>\.\d{1,9})?)?"
@@ -118,7 +124,9 @@ def sample_then_all(values: np.ndarray) -> list[np.ndarray]:
     return [values[:_SAMPLE], values]
 
 
-def parse_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def parse_numbers(
+    values: np.ndarray, number_format: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Read numbers, numeric strings and missing tokens as float64.
 
     Strings may have surrounding white space, thousands separators (``"121,511"``),
@@ -133,6 +141,10 @@ def parse_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ----------
     values : ndarray of shape (n,)
         Strings, numbers or missing values.
+    number_format : {None, DECIMAL_COMMA}, default=None
+        With :data:`DECIMAL_COMMA`, strings are written ``"1.234,5"``: a comma
+        before the decimals, dots (or nothing) between thousands; a string with
+        any other dot (``"12.5"``) is unreadable.
 
     Returns
     -------
@@ -151,6 +163,8 @@ def parse_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ([121511.0, 3.5, nan, nan], [True, True, True, False])
     >>> parse_numbers(np.array(["$1,234.50", "12.3%", "(1,000)"]))[0].tolist()
     [1234.5, 12.3, -1000.0]
+    >>> parse_numbers(np.array(["1.234,5", "94,71 €", "12.5"]), "decimal comma")
+    (array([1234.5 ,   94.71,     nan]), array([ True,  True, False]))
     """
     numbers = np.full(len(values), np.nan)
     ok = np.ones(len(values), dtype=bool)
@@ -159,7 +173,7 @@ def parse_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             text = value.strip()
             if text.lower() in MISSING_TOKENS:
                 continue
-            number = _read_number(text)
+            number = _read_number(text, number_format)
             if number is None:
                 ok[i] = False
             else:
@@ -178,10 +192,16 @@ _INFINITIES = {"inf": np.inf, "+inf": np.inf, "-inf": -np.inf, "infinity": np.in
                "+infinity": np.inf, "-infinity": -np.inf}  # fmt: skip
 
 
-def _read_number(text: str) -> float | None:
+def _read_number(text: str, number_format: str | None = None) -> float | None:
     infinity = _INFINITIES.get(text.lower())
     if infinity is not None:
         return float(infinity)
+    if number_format == DECIMAL_COMMA:  # "1.234,5" -> "1234.5"
+        digits = _DIGITS.search(text)
+        if digits is None or not _COMMA_BODY.fullmatch(digits.group()):
+            return None
+        body = digits.group().replace(".", "").replace(",", ".")
+        text = text[: digits.start()] + body + text[digits.end() :]
     found = _NUMBER.fullmatch(text)
     if found is None:
         return None

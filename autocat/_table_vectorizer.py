@@ -103,7 +103,10 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
       distinct non-numeric tokens making at most 10% of the distinct values
       (``"unknown"``, ``">90"``): the tokens read as missing and the column gets
       a second output, ``<column>_missing``, 1 where the value is not a number.
-      Strings written with a leading zero (``"02134"``, ``"007"``) are codes and
+      Strings that all read as numbers written with a decimal comma (``"94,71"``,
+      ``"1.264,03"``, as a ``;``-separated CSV holds them) are numbers too, when
+      the usual reading fails (``"1,234"`` alone reads 1234). Strings written
+      with a leading zero (``"02134"``, ``"007"``) are codes and
       stay text.
     - ``'datetime'``: datetime columns, strings that all read as dates in one
       format (ISO 8601, ``"09/12/1986"``, ``"10/31/2001 05:00 PM"``,
@@ -676,7 +679,7 @@ default='minhash'
         decision = state.decision
         family = column_family(column)
         if decision.kind in ("numeric", "boolean"):
-            numbers, ok = parse_numbers(uniques)
+            numbers, ok = parse_numbers(uniques, decision.fmt)
             if decision.tokens:  # the tokens seen at fit are expected
                 ok |= np.isin(uniques, np.asarray(decision.tokens, dtype=object))
             warn_unread(state, uniques, ok, "numbers")

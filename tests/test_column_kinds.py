@@ -21,6 +21,7 @@ from autocat._column_kinds import (
     parse_times,
     stringify,
 )
+from autocat._parsing import DECIMAL_COMMA
 
 
 def _obj(*values):
@@ -302,6 +303,35 @@ def test_money_percentages_and_thousands_read_as_numbers(text, number):
     numbers, ok = parse_numbers(_obj(text))
     assert ok.all()
     assert numbers[0] == number
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("94,71", 94.71), ("1.264,03", 1264.03), ("-3,5", -3.5), ("12,5 %", 12.5),
+     ("€ 1.000,00", 1000.0), ("7", 7.0), ("1.234.567", 1234567.0)],
+)  # fmt: skip
+def test_decimal_comma_numbers_read_with_their_format(text, number):
+    numbers, ok = parse_numbers(_obj(text), DECIMAL_COMMA)
+    assert ok.all() and numbers[0] == pytest.approx(number)
+
+
+@pytest.mark.parametrize("text", ["12.5", "1,2,3", "1.23,4", ",5", "1.2345,6"])
+def test_decimal_comma_format_refuses_other_dots_and_commas(text):
+    assert not parse_numbers(_obj(text), DECIMAL_COMMA)[1].any()
+
+
+def test_a_column_written_with_decimal_commas_is_numeric():
+    # as a European CSV (";" separated) writes it; the usual reading takes a
+    # comma for a thousands separator, so "94,71" was a string
+    values = _obj("94,71", "1.264,03", "7", "12,5")
+    decision = decide("string", values, 0, 4)
+    assert (decision.kind, decision.fmt) == ("numeric", DECIMAL_COMMA)
+    assert "decimal comma" in decision.reason
+    # one value that is not written so ("12.5") keeps the column as text
+    assert decide("string", _obj("94,71", "12.5", "7"), 0, 3).kind != "numeric"
+    # groups of three after the comma read as thousands, as before
+    assert decide("string", _obj("1,264", "2,500"), 0, 2).fmt is None
+    np.testing.assert_allclose(as_numbers(values), [94.71, 1264.03, 7, 12.5])
 
 
 def test_decimal_values_are_numbers():

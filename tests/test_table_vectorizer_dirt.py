@@ -446,3 +446,34 @@ def test_model_files_keep_tokens_and_time_zone_awareness():
     np.testing.assert_array_equal(loaded.transform(frame), fitted.transform(frame))
     with pytest.raises(TypeError, match="naive"):
         loaded.transform(frame.assign(t=stamps))
+
+
+def test_decimal_comma_numbers_are_read_at_fit_and_transform_and_saved():
+    from autocat import _model_state as model_state
+
+    train = pd.DataFrame({"price": ["94,71", "1.264,03", "7", "", "12,5"] * 4})
+    vectorizer = TableVectorizer().fit(train)
+    assert vectorizer.column_kinds_ == {"price": "numeric"}
+    got = np.asarray(vectorizer.transform(train))[:5, 0]
+    np.testing.assert_allclose(got, [94.71, 1264.03, 7, np.nan, 12.5], rtol=1e-6)
+    # at transform, a value in another format is missing, with a warning
+    with pytest.warns(UserWarning, match="do not read as such now, e.g. '12.5'"):
+        later = vectorizer.transform(pd.DataFrame({"price": ["12.5", "3,25"]}))
+    np.testing.assert_allclose(np.asarray(later)[:, 0], [np.nan, 3.25], rtol=1e-6)
+    # the format travels in a model file
+    data = model_state.write_archive(vectorizer, {})
+    members = model_state.read_members(data, "test")
+    reader, graph = model_state.check_graph(members, "test")
+    loaded = reader.build(graph)
+    assert np.array_equal(
+        np.asarray(loaded.transform(train)),
+        np.asarray(vectorizer.transform(train)),
+        equal_nan=True,
+    )
+
+
+def test_a_column_set_to_numeric_by_the_user_keeps_its_decimal_comma():
+    frame = pd.DataFrame({"p": ["1,5", "2,25", "3"] * 5})
+    vectorizer = TableVectorizer(specific_transformers={"p": "numeric"}).fit(frame)
+    np.testing.assert_allclose(np.asarray(vectorizer.transform(frame))[:3, 0],
+                               [1.5, 2.25, 3.0], rtol=1e-6)  # fmt: skip
