@@ -371,10 +371,12 @@ def number_tokens(uniques: np.ndarray) -> tuple[str, ...] | None:
 def decimal_comma(uniques: np.ndarray) -> bool:
     """Return whether strings that do not all read as numbers use a decimal comma.
 
-    Every non-missing distinct value must read with :data:`DECIMAL_COMMA`
-    (``"1.234,5"``, ``"94,71"``), and one at least must hold a comma: a column
-    such as ``"94,71"``, ``"1264,03"`` is numbers, where the usual reading sees
-    strings (a comma there separates thousands, in groups of three digits).
+    Every distinct value must read with :data:`DECIMAL_COMMA` (``"1.234,5"``,
+    ``"94,71"``, or a missing token), one at least must hold a comma, and the
+    usual reading (a comma between thousands, in groups of three digits) must
+    fail on one at least: ``"94,71"``, ``"1264,03"`` are numbers so written,
+    while ``"1,264"`` alone reads 1264 as before. Columns of text fail on the
+    first distinct values, so the check costs little.
 
     Examples
     --------
@@ -384,14 +386,14 @@ def decimal_comma(uniques: np.ndarray) -> bool:
     True
     >>> decimal_comma(np.array(["94,71", "12.5"], dtype=object))
     False
+    >>> decimal_comma(np.array(["1,264", "2,500"], dtype=object))  # thousands
+    False
     """
-    present = [v for v in uniques if not is_missing(v)]
-    if not present or not any(isinstance(v, str) and "," in v for v in present):
-        return False
-    for part in sample_then_all(np.asarray(present, dtype=object)):
+    for part in sample_then_all(uniques):  # text columns fail on the sample
         if not parse_numbers(part, DECIMAL_COMMA)[1].all():
             return False
-    return True
+    has_comma = any(isinstance(v, str) and "," in v for v in uniques)
+    return has_comma and not parse_numbers(uniques)[1].all()
 
 
 def as_numbers(values: np.ndarray) -> np.ndarray | None:

@@ -477,3 +477,10 @@ def test_a_column_set_to_numeric_by_the_user_keeps_its_decimal_comma():
     vectorizer = TableVectorizer(specific_transformers={"p": "numeric"}).fit(frame)
     np.testing.assert_allclose(np.asarray(vectorizer.transform(frame))[:3, 0],
                                [1.5, 2.25, 3.0], rtol=1e-6)  # fmt: skip
+
+
+def test_a_column_set_to_numeric_by_the_user_reads_thousands_as_before():
+    frame = pd.DataFrame({"p": ["1,264", "2,500", "3"] * 5})
+    vectorizer = TableVectorizer(specific_transformers={"p": "numeric"}).fit(frame)
+    np.testing.assert_allclose(np.asarray(vectorizer.transform(frame))[:3, 0],
+                               [1264.0, 2500.0, 3.0])  # fmt: skip
