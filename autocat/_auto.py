@@ -122,7 +122,6 @@ def _split_target(df: Any, target: Any) -> tuple[pd.DataFrame, np.ndarray, str]:
                 f"target={target!r} is not a column of df.{hint} Columns: {names}"
             )
         y = _numbers_if_text(X[target].to_numpy())
-        _check_not_dates(y, str(target))
         return X.drop(columns=[target]), y, str(target)
     y = series_values(target)
     if y.ndim != 1:
@@ -134,32 +133,20 @@ def _split_target(df: Any, target: Any) -> tuple[pd.DataFrame, np.ndarray, str]:
         raise ValueError(
             f"target has {len(y)} values but df has {len(X)} rows; they must match."
         )
-    _check_not_dates(y, "target")
     return X.reset_index(drop=True), _numbers_if_text(y), "target"
 
 
 _DATE_TYPES = (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)
 
 
-def _check_not_date_text(y: np.ndarray, name: str) -> None:
-    """Refuse a target of dates written as text, unless a task is given."""
-    if y.dtype.kind not in "OU":
-        return
-    uniques = np.asarray(pd.unique(y), dtype=object)
-    if len(uniques) > 2 and detect_date_format(uniques) is not None:
-        raise ValueError(
-            f"target {name!r} holds dates written as text (e.g. {uniques[0]!r}), "
-            "and auto_fit predicts numbers or class labels. Convert it to numbers "
-            "first (e.g. the year, or the days since the first date), or pass "
-            "task='multiclass' if each date is a class."
-        )
+def _check_not_dates(y: np.ndarray, name: str, task: str) -> None:
+    """Refuse dates or durations as the target: auto_fit predicts numbers or labels.
 
-
-def _check_not_dates(y: np.ndarray, name: str) -> None:
-    """Refuse a target of dates or durations: auto_fit predicts numbers or labels."""
+    Dates written as text are refused only when ``task`` is ``'auto'`` (they may
+    be class labels). ``y`` holds no missing value.
+    """
     if y.dtype.kind == "O":
-        seen = [v for v in y[:1000] if v is not None and v == v]  # not NaN/NaT
-        dated = bool(seen) and all(isinstance(v, _DATE_TYPES) for v in seen)
+        dated = len(y) > 0 and all(isinstance(v, _DATE_TYPES) for v in y[:1000])
     else:
         dated = y.dtype.kind in "mM"
     if dated:
@@ -168,6 +155,16 @@ def _check_not_dates(y: np.ndarray, name: str) -> None:
             "predicts numbers or class labels. Convert it first, e.g. to the year "
             "(df[col].dt.year) or to the days since the first date "
             "((df[col] - df[col].min()).dt.days)."
+        )
+    if task != "auto" or y.dtype.kind not in "OU":
+        return
+    uniques = np.asarray(pd.unique(y), dtype=object)
+    if len(uniques) > 2 and detect_date_format(uniques) is not None:
+        raise ValueError(
+            f"target {name!r} holds dates written as text (e.g. {uniques[0]!r}), "
+            "and auto_fit predicts numbers or class labels. Convert it to numbers "
+            "first (e.g. the year, or the days since the first date), or pass "
+            "task='multiclass' if each date is a class."
         )
 
 
@@ -591,8 +588,8 @@ def auto_fit(
         raise ValueError(
             f"auto_fit needs at least 4 rows with a target, got {len(y_raw)}."
         )
+    _check_not_dates(y_raw, target_name, task)
     if task == "auto":
-        _check_not_date_text(y_raw, target_name)
         task, reason = infer_task(y_raw)
         logger.info("task: %s (%s)", task, reason)
     check_inputs(X, y_raw, task=task, metric=metric, target=target_name)
