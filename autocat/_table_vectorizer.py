@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextvars
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from itertools import pairwise
@@ -23,10 +22,6 @@ from autocat._column_kinds import (
     decide,
     is_free_text,
     number_table,
-    parse_dates,
-    parse_numbers,
-    parse_times,
-    stringify,
 )
 from autocat._dataframe import (
     check_input_names,
@@ -62,24 +57,21 @@ from autocat._vectorizer_columns import (
     check_storage,
     column_from_state,
     column_state,
+    convert_values,
     dense,
     empty_like_kind,
+    encode_values,
     gather,
-    missing_like,
+    is_row_wise,
     one_column_frame,
     output_names,
     row_slice,
     warn_suspicious,
-    warn_unread,
 )
 
 __all__ = ["TableVectorizer"]
 
 _TRANSFORMER = HasMethods(["fit", "transform"])
-# Encoders whose output for a row depends only on that row's value: they encode
-# the distinct values of a column once and rows are gathered from that table.
-# GammaPoissonEncoder (imported lazily) is one too: see _is_row_wise.
-_ROW_WISE = (MinHashEncoder, DatetimeEncoder, OneHotEncoder, TextEncoder, TargetEncoder)
 # Below this many rows per thread, splitting a column's gather costs more than it saves.
 _MIN_ROWS_PER_CHUNK = 65_536
 # Encoders whose fit depends only on the set of distinct values.
@@ -533,7 +525,7 @@ default='minhash'
                 state.outputs = (name,)
                 return state, Encoded(source=column)
             return self._fit_full(state, one_column_frame(name, values), y)
-        codes, uniques = self._convert(state, codes, uniques, column)
+        codes, uniques = convert_values(state, codes, uniques, column)
         transformer = self._resolve(decision.kind, decision, spec, y)
         state.transformer = transformer
         ordered = (
@@ -545,7 +537,7 @@ default='minhash'
             return state, Encoded(table=table, codes=codes, values=ordered)
         if isinstance(transformer, _SET_FITTED):
             transformer.fit(one_column_frame(name, uniques))
-        elif isinstance(transformer, _CROSS_FITTED) or not _is_row_wise(transformer):
+        elif isinstance(transformer, _CROSS_FITTED) or not is_row_wise(transformer):
             return self._fit_full(
                 state, one_column_frame(name, gather(uniques, codes)), y
             )
@@ -561,7 +553,7 @@ default='minhash'
         else:
             transformer.fit(one_column_frame(name, gather(uniques, codes)))
         state.outputs = output_names(transformer, name)
-        encoded = self._encode_values(state, codes, uniques)
+        encoded = encode_values(state, codes, uniques)
         encoded.values = ordered
         if encoded.codes is None:
             encoded.codes = codes
@@ -666,81 +658,11 @@ default='minhash'
             # threads left over by the columns factorise chunks of rows
             n_jobs = max(1, effective_n_jobs(self.n_jobs) // max(1, len(self._columns)))
             codes, uniques = factorize(column, n_jobs)
-            codes, uniques = self._convert(state, codes, uniques, column)
+            codes, uniques = convert_values(state, codes, uniques, column)
         if isinstance(state.transformer, str):  # 'passthrough'
             table = number_table(uniques, indicator=bool(tokens))
             return Encoded(table=table, codes=codes)
-        return self._encode_values(state, codes, uniques)
-
-    def _convert(
-        self, state: Column, codes: np.ndarray, uniques: np.ndarray, column: Any
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Read distinct values as the decision says; unreadable ones are missing."""
-        decision = state.decision
-        family = column_family(column)
-        if decision.kind in ("numeric", "boolean"):
-            numbers, ok = parse_numbers(uniques, decision.fmt)
-            if decision.tokens:  # the tokens seen at fit are expected
-                ok |= np.isin(uniques, np.asarray(decision.tokens, dtype=object))
-            warn_unread(state, uniques, ok, "numbers")
-            return codes, numbers
-        if decision.kind == "datetime":
-            if uniques.dtype.kind == "M":
-                return codes, uniques
-            strings = stringify(uniques)
-            fmt = decision.fmt or "ISO8601"
-            if decision.conversion == "time":
-                values = parse_times(strings)
-            else:
-                values = parse_dates(strings, fmt)
-            warn_unread(state, uniques, ~np.isnat(values), f"dates ({fmt})")
-            return codes, values
-        # text: every value is read as its str; distinct values may then merge
-        if uniques.dtype.kind == "O" and (
-            # a pandas string dtype holds only str: no need to check each value
-            isinstance(getattr(column, "dtype", None), pd.StringDtype)
-            or all(type(v) is str for v in uniques)
-        ):
-            return codes, uniques
-        if family == "datetime":
-            uniques = np.asarray(pd.DatetimeIndex(uniques).astype(str), dtype=object)
-        strings = stringify(uniques)
-        merged, new_uniques = pd.factorize(strings)
-        return np.where(codes < 0, -1, merged[codes]), np.asarray(
-            new_uniques, dtype=object
-        )
-
-    def _encode_values(
-        self, state: Column, codes: np.ndarray, uniques: np.ndarray
-    ) -> Encoded:
-        """Encode distinct values into a table (row-wise encoders) or every row."""
-        transformer = state.transformer
-        if _is_row_wise(transformer):
-            # the last row of the table encodes a missing value; it is only asked
-            # of the encoder when the column has one (some encoders reject them)
-            has_missing = bool((codes < 0).any())
-            if (
-                isinstance(transformer, MinHashEncoder)
-                and uniques.dtype == object
-                and not (has_missing and transformer.handle_missing == "error")
-            ):
-                # distinct strings already: hash them without factorising again
-                table = transformer._distinct_table(uniques.tolist())
-                return Encoded(table=table, codes=codes)
-            if not has_missing and len(uniques) == 0:  # no rows
-                table = np.full((1, len(state.outputs)), np.nan, dtype=np.float32)
-                return Encoded(table=table, codes=codes)
-            values = np.concatenate([uniques, missing_like(uniques)])
-            table = dense(
-                transformer.transform(
-                    one_column_frame(state.name, values if has_missing else uniques)
-                )
-            )
-            if not has_missing:
-                table = np.vstack([table, np.full((1, table.shape[1]), np.nan)])
-            return Encoded(table=table.astype(np.float32, copy=False), codes=codes)
-        frame = one_column_frame(state.name, gather(uniques, codes))
-        return Encoded(block=dense(transformer.transform(frame)))
+        return encode_values(state, codes, uniques)
 
     def _assemble(self, X: Any, encoded: list[Encoded]) -> np.ndarray:
         """Write every column's outputs into one preallocated float32 matrix."""
@@ -847,13 +769,3 @@ default='minhash'
         tags.input_tags.allow_nan = True
         tags.transformer_tags.preserves_dtype = []
         return tags
-
-
-def _is_row_wise(transformer: Any) -> bool:
-    """Return whether ``transformer`` encodes each row from its value alone."""
-    if isinstance(transformer, _ROW_WISE):
-        return True
-    gamma_poisson = sys.modules.get("autocat._gamma_poisson")
-    return gamma_poisson is not None and isinstance(
-        transformer, gamma_poisson.GammaPoissonEncoder
-    )

@@ -3,25 +3,41 @@
 ``Column`` is what ``fit`` learnt about an input column (its kind, its encoder,
 its output names); ``Encoded`` is one column's encoding before the output matrix
 is assembled. The functions check a column's storage against its fitted kind,
-gather rows from a column's distinct values and name an encoder's outputs.
+read its distinct values as the kind says (:func:`convert_values`), encode them
+(:func:`encode_values`), gather rows from them and name an encoder's outputs.
 """
 
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.preprocessing import OneHotEncoder, TargetEncoder
 
 from autocat._column_kinds import (
     Decision,
     SuspiciousColumnWarning,
+    parse_dates,
+    parse_numbers,
+    parse_times,
     sample_rows,
+    stringify,
     suspicious_columns,
 )
-from autocat._dataframe import check_time_zone, dtype_name, series_values, to_float
+from autocat._dataframe import (
+    check_time_zone,
+    column_family,
+    dtype_name,
+    series_values,
+    to_float,
+)
+from autocat._datetime import DatetimeEncoder
+from autocat._minhash import MinHashEncoder
+from autocat._text import TextEncoder
 
 #: Joins, in a column's reason, why the rules would drop it and how it is
 #: encoded instead, when every column would be dropped (``TableVectorizer``
@@ -201,3 +217,87 @@ def warn_suspicious(
             SuspiciousColumnWarning,
             stacklevel=5,
         )
+
+
+# Encoders whose output for a row depends only on that row's value: they encode
+# the distinct values of a column once and rows are gathered from that table.
+# GammaPoissonEncoder (imported lazily) is one too: see is_row_wise.
+ROW_WISE = (MinHashEncoder, DatetimeEncoder, OneHotEncoder, TextEncoder, TargetEncoder)
+
+
+def convert_values(
+    state: Column, codes: np.ndarray, uniques: np.ndarray, column: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """Read distinct values as the decision says; unreadable ones are missing."""
+    decision = state.decision
+    family = column_family(column)
+    if decision.kind in ("numeric", "boolean"):
+        numbers, ok = parse_numbers(uniques, decision.fmt)
+        if decision.tokens:  # the tokens seen at fit are expected
+            ok |= np.isin(uniques, np.asarray(decision.tokens, dtype=object))
+        warn_unread(state, uniques, ok, "numbers")
+        return codes, numbers
+    if decision.kind == "datetime":
+        if uniques.dtype.kind == "M":
+            return codes, uniques
+        strings = stringify(uniques)
+        fmt = decision.fmt or "ISO8601"
+        if decision.conversion == "time":
+            values = parse_times(strings)
+        else:
+            values = parse_dates(strings, fmt)
+        warn_unread(state, uniques, ~np.isnat(values), f"dates ({fmt})")
+        return codes, values
+    # text: every value is read as its str; distinct values may then merge
+    if uniques.dtype.kind == "O" and (
+        # a pandas string dtype holds only str: no need to check each value
+        isinstance(getattr(column, "dtype", None), pd.StringDtype)
+        or all(type(v) is str for v in uniques)
+    ):
+        return codes, uniques
+    if family == "datetime":
+        uniques = np.asarray(pd.DatetimeIndex(uniques).astype(str), dtype=object)
+    strings = stringify(uniques)
+    merged, new_uniques = pd.factorize(strings)
+    return np.where(codes < 0, -1, merged[codes]), np.asarray(new_uniques, dtype=object)
+
+
+def encode_values(state: Column, codes: np.ndarray, uniques: np.ndarray) -> Encoded:
+    """Encode distinct values into a table (row-wise encoders) or every row."""
+    transformer = state.transformer
+    if is_row_wise(transformer):
+        # the last row of the table encodes a missing value; it is only asked
+        # of the encoder when the column has one (some encoders reject them)
+        has_missing = bool((codes < 0).any())
+        if (
+            isinstance(transformer, MinHashEncoder)
+            and uniques.dtype == object
+            and not (has_missing and transformer.handle_missing == "error")
+        ):
+            # distinct strings already: hash them without factorising again
+            table = transformer._distinct_table(uniques.tolist())
+            return Encoded(table=table, codes=codes)
+        if not has_missing and len(uniques) == 0:  # no rows
+            table = np.full((1, len(state.outputs)), np.nan, dtype=np.float32)
+            return Encoded(table=table, codes=codes)
+        values = np.concatenate([uniques, missing_like(uniques)])
+        table = dense(
+            transformer.transform(
+                one_column_frame(state.name, values if has_missing else uniques)
+            )
+        )
+        if not has_missing:
+            table = np.vstack([table, np.full((1, table.shape[1]), np.nan)])
+        return Encoded(table=table.astype(np.float32, copy=False), codes=codes)
+    frame = one_column_frame(state.name, gather(uniques, codes))
+    return Encoded(block=dense(transformer.transform(frame)))
+
+
+def is_row_wise(transformer: Any) -> bool:
+    """Return whether ``transformer`` encodes each row from its value alone."""
+    if isinstance(transformer, ROW_WISE):
+        return True
+    gamma_poisson = sys.modules.get("autocat._gamma_poisson")
+    return gamma_poisson is not None and isinstance(
+        transformer, gamma_poisson.GammaPoissonEncoder
+    )
