@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from autocat._column_kinds import as_numbers
 from autocat._dataframe import series_values, to_pandas
 from autocat._ensemble import fold_scorer
 from autocat._tuning import leaderboard
@@ -254,7 +255,9 @@ class AutoResult:
         X : pandas.DataFrame or polars.DataFrame
             Rows with the feature columns.
         y : array-like of shape (n_samples,)
-            True targets (user labels for classification).
+            True targets (user labels for classification). A regression
+            target written as text is read as :func:`~autocat.auto_fit` read
+            it ("100,235", "$1,234.50", "94,71" with a decimal comma).
 
         Returns
         -------
@@ -263,6 +266,16 @@ class AutoResult:
         """
         y = series_values(y)
         n_classes = None
+        if self.classes_ is None and y.dtype.kind in "OUST":
+            # numbers written as text, read as auto_fit read the target
+            numbers = as_numbers(np.asarray(y, dtype=object))
+            if numbers is None:
+                raise ValueError(
+                    f"y holds text that does not read as numbers (e.g. "
+                    f"{pd.unique(y)[:5].tolist()}), and this model regresses "
+                    f"{self.target_!r}: pass the true values as numbers."
+                )
+            y = numbers
         if self.classes_ is not None:
             # classes_ is not sorted when pos_label made the first label positive
             codes = pd.Index(self.classes_).get_indexer(y)

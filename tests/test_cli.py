@@ -498,3 +498,27 @@ def test_fit_help_lists_the_options_that_messages_point_to(capsys):
     options = ["--task", "--metric", "--cv", "--n-jobs", "--storage", "--study-name"]
     for option in [*options, "--time-budget", "--n-trials", "--seed"]:
         assert option in out, option
+
+
+def test_predict_scores_a_target_written_with_decimal_commas(capsys, tmp_path):
+    # A ';'-separated European file: the target reads "196,17". fit reads it as
+    # numbers; predict must read the labelled rows the same way to score them.
+    rng = np.random.default_rng(0)
+    price, noise = rng.normal(100, 20, 80), rng.normal(0, 8, 80)
+    table = pd.DataFrame(
+        {
+            "city": rng.choice(["Zürich", "Genève", "Bâle"], 80),
+            "price": [f"{v:.2f}".replace(".", ",") for v in price],
+            "total": [f"{v:.2f}".replace(".", ",") for v in price + noise],
+        }
+    )
+    path, model = tmp_path / "eu.csv", tmp_path / "eu.autocat"
+    table.to_csv(path, sep=";", index=False)
+    code, _, err = run(capsys, "fit", str(path), "--target", "total", "--n-trials",
+                       "1", "--cv", "2", "-q", "--out", str(model))  # fmt: skip
+    assert code == 0, err
+    code, out, err = run(capsys, "predict", str(model), str(path))
+    assert code == 0, err
+    assert out.startswith("total_predicted") and "could not score" not in err
+    r2 = float(err.split("r2 = ")[1].split()[0])
+    assert r2 > 0.5  # the price plus noise: a model that reads the target scores

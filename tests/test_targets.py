@@ -285,3 +285,19 @@ def test_a_target_of_dates_written_as_text_is_refused_unless_a_task_is_given():
     # rare to validate, which is a different error).
     with pytest.raises(ValueError, match=r"have a single row each"):
         auto_fit(df, "when", task="multiclass", n_trials=1)
+
+
+def test_score_reads_a_regression_target_written_as_text_as_auto_fit_did():
+    rng = np.random.default_rng(0)
+    x = rng.normal(100, 20, 60)
+    text = np.array([f"${v:,.2f}" for v in 20 * x], dtype=object)
+    df = pd.DataFrame({"x": x, "price": text})
+    result = auto_fit(df, "price", n_trials=1, cv=2, show_progress=False)
+    assert result.task_ == "regression"
+    numbers = 20 * np.round(x, 2)
+    assert result.score(df, df["price"]) == pytest.approx(
+        result.score(df, numbers), abs=1e-3
+    )
+    not_numbers = r"does not read as numbers.*regresses 'price'"
+    with pytest.raises(ValueError, match=not_numbers):
+        result.score(df, np.array(["cheap", "dear"] * 30, dtype=object))
