@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from numbers import Number
 from typing import Any
 
 import numpy as np
@@ -402,8 +403,10 @@ def as_numbers(values: np.ndarray) -> np.ndarray | None:
     Every non-missing value must read (see :func:`parse_numbers`: money,
     thousands separators, percentages; or all with a decimal comma, see
     :func:`decimal_comma`), none may be a code with a leading zero, and one at
-    least must be a number. Integers give int64 when no value
-    is missing, float64 otherwise. Columns already numeric give None.
+    least must be a number. Objects that are all numbers (``decimal.Decimal``,
+    as databases return ``NUMERIC`` columns) read too; booleans do not.
+    Integers give int64 when no value is missing, float64 otherwise. Columns
+    already numeric give None.
 
     Examples
     --------
@@ -417,13 +420,22 @@ def as_numbers(values: np.ndarray) -> np.ndarray | None:
     [1, 0, 1]
     >>> as_numbers(np.array(["High", "Low", "None"], dtype=object)) is None
     True
+    >>> from decimal import Decimal
+    >>> as_numbers(np.array([Decimal("2.50"), Decimal("-1")], dtype=object)).tolist()
+    [2.5, -1.0]
     """
     if values.dtype.kind != "O" and values.dtype.kind not in "UST":
         return None
     uniques = pd.unique(values.astype(object))
     present = np.asarray([not is_missing(v) for v in uniques], dtype=bool)
     uniques = uniques[present]
-    if not any(isinstance(v, str) for v in uniques) or leading_zero_code(uniques):
+    # Number objects: decimal.Decimal, as databases return NUMERIC columns.
+    objects = len(uniques) > 0 and all(
+        isinstance(v, Number) and not isinstance(v, (bool, np.bool_, complex))
+        for v in uniques
+    )
+    texts = any(isinstance(v, str) for v in uniques)
+    if not (texts or objects) or leading_zero_code(uniques):
         return None
     number_format = None
     numbers, ok = parse_numbers(uniques)

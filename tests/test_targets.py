@@ -301,3 +301,20 @@ def test_score_reads_a_regression_target_written_as_text_as_auto_fit_did():
     not_numbers = r"does not read as numbers.*regresses 'price'"
     with pytest.raises(ValueError, match=not_numbers):
         result.score(df, np.array(["cheap", "dear"] * 30, dtype=object))
+
+
+def test_a_target_of_decimals_is_a_regression():
+    # Databases return NUMERIC columns as decimal.Decimal objects.
+    from decimal import Decimal
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=60)
+    y = np.round(3 * x + rng.normal(0, 0.1, 60), 3)
+    df = pd.DataFrame({"x": x, "amount": [Decimal(str(v)) for v in y]})
+    result = auto_fit(df, "amount", n_trials=1, cv=2, show_progress=False)
+    assert result.task_ == "regression"
+    assert result.score(df, df["amount"]) == pytest.approx(result.score(df, y))
+    flags = pd.DataFrame({"x": x, "flag": np.array([True, False] * 30, dtype=object)})
+    assert auto_fit(flags, "flag", n_trials=1, cv=2, show_progress=False).task_ == (
+        "binary"
+    )
