@@ -281,10 +281,17 @@ class AutoResult:
             codes = pd.Index(self.classes_).get_indexer(y)
             unknown = codes < 0
             if unknown.any():
+                hint = ""
+                if np.asarray(self.classes_).dtype.kind in "iu":
+                    hint = (
+                        " The target was read as classes (an integer target with "
+                        "few distinct values): if it is a count or a measure, fit "
+                        "with task='regression'."
+                    )
                 raise ValueError(
                     "y holds labels not seen in auto_fit: "
                     f"{pd.unique(y[unknown])[:10].tolist()}; known: "
-                    f"{self.classes_.tolist()}."
+                    f"{self.classes_.tolist()}.{hint}"
                 )
             y, n_classes = codes, len(self.classes_)
         scorer = fold_scorer(self.metric_, task=self.task_, n_classes=n_classes)

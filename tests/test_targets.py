@@ -318,3 +318,20 @@ def test_a_target_of_decimals_is_a_regression():
     assert auto_fit(flags, "flag", n_trials=1, cv=2, show_progress=False).task_ == (
         "binary"
     )
+
+
+def test_unseen_integer_labels_suggest_a_regression():
+    # A count with few distinct values is read as classes; a count the training
+    # rows never held cannot be scored, and the error says how to fit a count.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=90)
+    counts = np.clip(np.round(2 + x), 0, 5).astype(int)
+    df = pd.DataFrame({"x": x, "articles": counts})
+    result = auto_fit(df, "articles", n_trials=1, cv=2, show_progress=False)
+    assert result.task_ == "multiclass"
+    with pytest.raises(ValueError, match=r"\[9\].*fit with task='regression'"):
+        result.score(df.head(2), [9, 2])
+    labelled = pd.DataFrame({"x": x, "band": np.where(x > 0, "high", "low")})
+    named = auto_fit(labelled, "band", n_trials=1, cv=2, show_progress=False)
+    with pytest.raises(ValueError, match=r"known: \['high', 'low'\]\.$"):
+        named.score(labelled.head(2), ["high", "medium"])
