@@ -256,8 +256,9 @@ class AutoResult:
             Rows with the feature columns.
         y : array-like of shape (n_samples,)
             True targets (user labels for classification). A regression
-            target written as text is read as :func:`~autocat.auto_fit` read
-            it ("100,235", "$1,234.50", "94,71" with a decimal comma).
+            target written as text or held as ``decimal.Decimal`` objects is
+            read as :func:`~autocat.auto_fit` read it ("100,235", "$1,234.50",
+            "94,71" with a decimal comma).
 
         Returns
         -------
@@ -267,7 +268,7 @@ class AutoResult:
         y = series_values(y)
         n_classes = None
         if self.classes_ is None and y.dtype.kind in "OUST":
-            # numbers written as text, read as auto_fit read the target
+            # numbers written as text (or Decimals), read as auto_fit read them
             numbers = as_numbers(np.asarray(y, dtype=object))
             if numbers is None:
                 raise ValueError(
