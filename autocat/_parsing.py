@@ -83,6 +83,16 @@ _DATE_FORMATS = (
     "%Y/%m/%d %H:%M:%S",
     "%d.%m.%Y %H:%M",
     "%d.%m.%Y %H:%M:%S",
+    # dashes with a time of day, as spreadsheets export them ("20-10-10 8:32");
+    # a two-digit year only with a time, so that codes such as "3-1-0" stay text
+    "%m-%d-%Y %H:%M",
+    "%m-%d-%Y %H:%M:%S",
+    "%d-%m-%Y %H:%M",
+    "%d-%m-%Y %H:%M:%S",
+    "%m-%d-%y %H:%M",
+    "%m-%d-%y %H:%M:%S",
+    "%d-%m-%y %H:%M",
+    "%d-%m-%y %H:%M:%S",
     "%d %b %Y",
     "%d %B %Y",
     "%b %d, %Y",
@@ -105,6 +115,10 @@ _AMBIGUOUS_PAIRS = {
     "%m/%d/%Y %H:%M:%S": "%d/%m/%Y %H:%M:%S",
     "%m/%d/%Y %I:%M %p": "%d/%m/%Y %I:%M %p",
     "%m/%d/%Y %I:%M:%S %p": "%d/%m/%Y %I:%M:%S %p",
+    "%m-%d-%Y %H:%M": "%d-%m-%Y %H:%M",
+    "%m-%d-%Y %H:%M:%S": "%d-%m-%Y %H:%M:%S",
+    "%m-%d-%y %H:%M": "%d-%m-%y %H:%M",
+    "%m-%d-%y %H:%M:%S": "%d-%m-%y %H:%M:%S",
 }
 _DAY_FIRST_PAIRS = {day: month for month, day in _AMBIGUOUS_PAIRS.items()}
 # Values tried before committing to a format on every distinct value.

@@ -175,6 +175,7 @@ def test_ambiguous_day_month_order_is_reported():
         ["09/12/1986", "1986-09-12"],  # two formats in one column
         ["09/12/1986", "not a date"],
         ["Police Officer", "Bus Operator"],
+        ["3-1-0", "10-2-11", "1-1-1"],  # dashed triples without a time: codes
     ],
 )
 def test_inconsistent_or_non_dates_are_not_dates(values):
@@ -441,6 +442,11 @@ def test_neighbour_score_classes_and_ties():
          "2020-03-01T10:00"),
         (("01.03.2020 10:00", "31.12.2021 08:15"), "%d.%m.%Y %H:%M",
          "2020-03-01T10:00"),
+        # a spreadsheet export: day first (20 is no month), two-digit year
+        (("20-10-10 8:32", "05-10-10 22:10", "03-09-09 22:35"), "%d-%m-%y %H:%M",
+         "2010-10-20T08:32"),
+        (("10-31-2001 17:00:05", "01-02-2003 11:30:00"), "%m-%d-%Y %H:%M:%S",
+         "2001-10-31T17:00:05"),
         (("Sun, 01 Mar 2020 10:00:00 +0100", "Tue, 31 Dec 2019 23:00:00 -0000"),
          "%a, %d %b %Y %H:%M:%S %z", "2020-03-01T09:00"),
         (("Mar 2020", "Dec 2021"), "%b %Y", "2020-03-01T00:00"),
