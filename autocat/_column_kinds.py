@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from numbers import Number
 from typing import Any
 
 import numpy as np
@@ -430,10 +429,7 @@ def as_numbers(values: np.ndarray) -> np.ndarray | None:
     present = np.asarray([not is_missing(v) for v in uniques], dtype=bool)
     uniques = uniques[present]
     # Number objects: decimal.Decimal, as databases return NUMERIC columns.
-    objects = len(uniques) > 0 and all(
-        isinstance(v, Number) and not isinstance(v, (bool, np.bool_, complex))
-        for v in uniques
-    )
+    objects = len(uniques) > 0 and all(is_number(v) for v in uniques)
     texts = any(isinstance(v, str) for v in uniques)
     if not (texts or objects) or leading_zero_code(uniques):
         return None
