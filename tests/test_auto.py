@@ -14,8 +14,8 @@ from xgboost import XGBClassifier, XGBRegressor
 import autocat
 import autocat._recipe
 from autocat import AutoResult, TableVectorizer, auto_fit
-from autocat._auto import infer_task
 from autocat._encoder_choice import ENCODER_NAMES
+from autocat._target import infer_task
 from autocat._tuning import BATCH_TRIALS
 
 _HAS_POLARS = importlib.util.find_spec("polars") is not None

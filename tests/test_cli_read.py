@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from autocat import cli
-from autocat._auto import _split_target, infer_task
+from autocat._target import infer_task, split_target
 
 
 def _describe(capsys, path, *options):
@@ -41,7 +41,7 @@ def test_three_class_target_with_none_keeps_its_rows(tmp_path):
     path = tmp_path / "t.csv"
     levels = ["High", "Low", "None"] * 20
     pd.DataFrame({"x": range(60), "level": levels}).to_csv(path, index=False)
-    _, y, _ = _split_target(cli.read_table(path), "level")
+    _, y, _ = split_target(cli.read_table(path), "level")
     assert len(y) == 60
     assert infer_task(y)[0] == "multiclass"
     assert sorted(set(y)) == ["High", "Low", "None"]
@@ -51,11 +51,11 @@ def test_money_written_as_text_in_the_target_is_a_regression(tmp_path):
     path = tmp_path / "t.csv"
     prices = [f'"${v:,.2f}"' for v in np.linspace(900, 250_000, 40)]
     path.write_text("x,price\n" + "".join(f"{i},{p}\n" for i, p in enumerate(prices)))
-    _, y, _ = _split_target(cli.read_table(path), "price")
+    _, y, _ = split_target(cli.read_table(path), "price")
     assert y.dtype == np.float64
     assert y[0] == 900.0 and y[-1] == 250_000.0
     assert infer_task(y)[0] == "regression"
-    _, counts, _ = _split_target(
+    _, counts, _ = split_target(
         pd.DataFrame({"x": [1, 2, 3], "n": ["100,235", "7", "12"]}), "n"
     )
     assert counts.tolist() == [100235, 7, 12]

@@ -1,0 +1,134 @@
+"""Reading the target: its column, its task, its numbers written as text, no dates."""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from autocat._column_kinds import as_numbers
+from autocat._dataframe import is_pandas, is_polars, series_values, to_pandas
+from autocat._parsing import detect_date_format
+
+__all__ = ["check_not_dates", "infer_task", "numbers_if_text", "split_target"]
+
+# An integer target with at most this many distinct values is a class label.
+_MAX_INTEGER_CLASSES = 20
+
+
+def infer_task(y: np.ndarray) -> tuple[str, str]:
+    """Return the task a target calls for, and why.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        The target, without missing values.
+
+    Returns
+    -------
+    task : {'regression', 'binary', 'multiclass'}
+    reason : str
+        One sentence, logged by :func:`auto_fit`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._target import infer_task
+    >>> infer_task(np.array([1.5, 2.0, 3.25]))[0]
+    'regression'
+    >>> infer_task(np.array(["a", "b", "a"]))[0]
+    'binary'
+    >>> infer_task(np.array([0, 1, 2, 2]))[0]
+    'multiclass'
+    """
+    n_unique = len(pd.unique(y))
+    if y.dtype.kind in "biuf":
+        if n_unique == 2:
+            return "binary", "a numeric target with 2 distinct values"
+        with np.errstate(invalid="ignore"):  # inf: auto_fit says what is wrong
+            integral = y.dtype.kind in "biu" or bool(np.all(np.mod(y, 1) == 0))
+        if integral and n_unique <= _MAX_INTEGER_CLASSES:
+            return "multiclass", (
+                f"an integer target with {n_unique} distinct values "
+                f"(<= {_MAX_INTEGER_CLASSES}); pass task='regression' to override"
+            )
+        return "regression", f"a numeric target with {n_unique} distinct values"
+    if n_unique == 2:
+        return "binary", "a non-numeric target with 2 distinct values"
+    return "multiclass", f"a non-numeric target with {n_unique} distinct values"
+
+
+def split_target(df: Any, target: Any) -> tuple[pd.DataFrame, np.ndarray, str]:
+    """Return the features, the target's values and its name, or a clear error.
+
+    ``target`` is a column label of ``df`` (the column leaves the features) or
+    the target itself, one value per row; numbers written as text are read.
+    """
+    if not (is_pandas(df) or is_polars(df)):
+        raise TypeError(
+            "auto_fit expects a pandas or polars DataFrame as df, got "
+            f"{type(df).__name__}. Build one with pandas.DataFrame(data)."
+        )
+    X = to_pandas(df)
+    if np.isscalar(target):  # a column's label: a name, or e.g. 0 when header=None
+        if target not in X.columns:
+            names = [str(c) for c in X.columns]
+            close = difflib.get_close_matches(str(target), names, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"target={target!r} is not a column of df.{hint} Columns: {names}"
+            )
+        y = numbers_if_text(X[target].to_numpy())
+        return X.drop(columns=[target]), y, str(target)
+    y = series_values(target)
+    if y.ndim != 1:
+        raise ValueError(
+            "target must be a column name or a 1-D array, got an array of shape "
+            f"{y.shape}."
+        )
+    if len(y) != len(X):
+        raise ValueError(
+            f"target has {len(y)} values but df has {len(X)} rows; they must match."
+        )
+    return X.reset_index(drop=True), numbers_if_text(y), "target"
+
+
+_DATE_TYPES = (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)
+
+
+def check_not_dates(y: np.ndarray, name: str, task: str) -> None:
+    """Refuse dates or durations as the target: auto_fit predicts numbers or labels.
+
+    Dates written as text are refused only when ``task`` is ``'auto'`` (they may
+    be class labels). ``y`` holds no missing value.
+    """
+    if y.dtype.kind == "O":
+        dated = len(y) > 0 and all(isinstance(v, _DATE_TYPES) for v in y[:1000])
+    else:
+        dated = y.dtype.kind in "mM"
+    if dated:
+        raise ValueError(
+            f"target {name!r} holds dates or durations ({y.dtype}), and auto_fit "
+            "predicts numbers or class labels. Convert it first, e.g. to the year "
+            "(df[col].dt.year) or to the days since the first date "
+            "((df[col] - df[col].min()).dt.days)."
+        )
+    if task != "auto" or y.dtype.kind not in "OU":
+        return
+    uniques = np.asarray(pd.unique(y), dtype=object)
+    if len(uniques) > 2 and detect_date_format(uniques) is not None:
+        raise ValueError(
+            f"target {name!r} holds dates written as text (e.g. {uniques[0]!r}), "
+            "and auto_fit predicts numbers or class labels. Convert it to numbers "
+            "first (e.g. the year, or the days since the first date), or pass "
+            "task='multiclass' if each date is a class."
+        )
+
+
+def numbers_if_text(y: np.ndarray) -> np.ndarray:
+    """Read a target of numbers written as text ("100,235", "$1,234.50") as numbers."""
+    numbers = as_numbers(y)
+    return y if numbers is None else numbers
