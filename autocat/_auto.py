@@ -27,7 +27,7 @@ from autocat._final import (
     rescue_seconds,
     warm_kernels,
 )
-from autocat._recipe import TASKS, in_own_thread
+from autocat._recipe import TASKS, Recipe, in_own_thread
 from autocat._result import AutoResult
 from autocat._search_space import default_params, portfolio
 from autocat._target import check_not_dates, infer_task, split_target
@@ -335,7 +335,9 @@ def auto_fit(
 
     The task is inferred from the target. An Optuna study tries a portfolio of
     configurations known to do well on other dirty tables first, then a seeded
-    TPE sampler; trials are pruned on the loss of their first fold. Each trial is
+    TPE sampler; trials are pruned on the loss of their first fold. On a table
+    with near-unique text (names, titles), one trial measures whether dropping
+    it helps (``drop_unique_text`` in ``leaderboard_``). Each trial is
     scored honestly: on every fold, XGBoost's number of trees is chosen by early
     stopping on part of the fold's training rows, and the validation rows are
     only scored. The finished trials' out-of-fold predictions are combined by
@@ -680,8 +682,10 @@ def _search_again(left: float, searched_s: float) -> bool:
 def _baseline_score(study: optuna.Study) -> float:
     from optuna.trial import TrialState
 
-    baseline = default_params("minhash")
+    # The same recipe: a trial holds drop_unique_text=False only on a table
+    # with near-unique text (see autocat._unique_text).
+    baseline = Recipe(**default_params("minhash")).params()
     for trial in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-        if trial.params == baseline and trial.value is not None:
+        if trial.value is not None and Recipe(**trial.params).params() == baseline:
             return float(trial.value)
     return math.nan

@@ -55,6 +55,7 @@ __all__ = [
     "sample_rows",
     "stringify",
     "suspicious_columns",
+    "unique_text_reason",
 ]
 
 #: The kinds a column can be given, in the order :meth:`TableVectorizer.describe`
@@ -545,6 +546,38 @@ def identifier_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str |
         f"identifier-like: {len(uniques)} distinct values in {n_present} rows, "
         "none with a space"
     )
+
+
+def unique_text_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str | None:
+    """Return why a column of text is near-unique text, or None.
+
+    Near-unique text is what :func:`identifier_reason` keeps: at least 50 present
+    values, at least 95% of them distinct, and some with white space, such as
+    company names or film titles. Its words may carry meaning (``"Bank"`` in a
+    company's name) or only noise for a model to overfit (the title of each
+    film), which only a measurement on the table can tell:
+    :class:`~autocat.TableVectorizer` drops it when ``drop_unique_text=True``,
+    and :func:`~autocat.auto_fit` tries both.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import unique_text_reason
+    >>> titles = np.array([f"The film {i}" for i in range(60)], dtype=object)
+    >>> unique_text_reason(titles, 0, 60)
+    'near-unique text: 60 distinct values in 60 rows'
+    >>> ids = np.array([f"ID{i:05d}" for i in range(60)], dtype=object)
+    >>> unique_text_reason(ids, 0, 60) is None
+    True
+    """
+    n_present = n_rows - n_missing
+    if n_present < _MIN_ID_ROWS or len(uniques) < _NEAR_UNIQUE * n_present:
+        return None
+    if not all(isinstance(value, str) for value in uniques):
+        return None
+    if not any(_WHITESPACE.search(value.strip()) for value in uniques):
+        return None
+    return f"near-unique text: {len(uniques)} distinct values in {n_present} rows"
 
 
 def neighbour_score(

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+import numpy as np
 import xgboost
 from sklearn.pipeline import Pipeline
 from xgboost import XGBClassifier, XGBRegressor
@@ -121,6 +122,7 @@ _VECTORIZER_PARAM_NAMES: dict[str, str] = {
     "text_encoder": "text",
     "text_n_components": "text__n_components",
     "text_analyzer": "text__analyzer",
+    "drop_unique_text": "drop_unique_text",
 }
 _GAMMA_POISSON_PARAM_NAMES: dict[str, str] = {
     "n_components": "high_cardinality__n_components",
@@ -136,6 +138,7 @@ VECTORIZER_PARAMS: tuple[str, ...] = (
     "text_encoder",
     "text_n_components",
     "text_analyzer",
+    "drop_unique_text",
 )
 
 
@@ -226,6 +229,10 @@ class Recipe:
         The terms it counts: words, character n-grams or both. Both text
         parameters are used (and listed by :meth:`params`) only with
         ``text_encoder='text'``.
+    drop_unique_text : bool, default=False
+        Drop the columns of near-unique text, such as names and titles (see
+        :class:`~autocat.TableVectorizer`); listed by :meth:`params` only when
+        set.
     specific_transformers : dict, default=None
         Per-column overrides given to the vectorizer unchanged (see
         :class:`~autocat.TableVectorizer`); not a searched parameter.
@@ -282,6 +289,7 @@ class Recipe:
         text_encoder: str = "minhash",
         text_n_components: int = 30,
         text_analyzer: str = "both",
+        drop_unique_text: bool = False,
         specific_transformers: dict[str, Any] | None = None,
         random_state: int = 0,
         n_jobs: int = 1,
@@ -310,6 +318,12 @@ class Recipe:
             )
         self.text_n_components = text_n_components
         self.text_analyzer = text_analyzer
+        if not isinstance(drop_unique_text, bool | np.bool_):
+            raise TypeError(
+                "drop_unique_text must be True or False, got "
+                f"{type(drop_unique_text).__name__}: {drop_unique_text!r}."
+            )
+        self.drop_unique_text = bool(drop_unique_text)
         self.specific_transformers = (
             None if specific_transformers is None else dict(specific_transformers)
         )
@@ -350,7 +364,8 @@ class Recipe:
         """Return the flat parameters: vectorizer ones, then XGBoost ones.
 
         The Gamma-Poisson priors are included only when that encoder is used,
-        the text encoder's parameters only with ``text_encoder='text'``.
+        the text encoder's parameters only with ``text_encoder='text'``,
+        ``drop_unique_text`` only when it is set.
 
         Returns
         -------
@@ -369,6 +384,8 @@ class Recipe:
         if self.text_encoder == "text":
             out["text_n_components"] = self.text_n_components
             out["text_analyzer"] = self.text_analyzer
+        if self.drop_unique_text:
+            out["drop_unique_text"] = True
         out.update(self.xgb_params)
         return out
 
@@ -448,6 +465,7 @@ class Recipe:
             high_cardinality=high_cardinality,
             n_components=self.n_components,
             text=text,
+            drop_unique_text=self.drop_unique_text,
             specific_transformers=self.specific_transformers,
             target_type=_TARGET_TYPES[self.task],
             random_state=self.random_state,

@@ -101,7 +101,9 @@ TEXT_N_COMPONENTS: tuple[int, ...] = (10, 30, 100)
 # autocat._tuning.EncodingCache); the cardinality threshold may be any integer, as
 # thresholds that split the columns alike share theirs too. Target encoding
 # ignores n_components. The text encoder's parameters apply to free-text columns
-# whatever the encoder of the other high-cardinality columns.
+# whatever the encoder of the other high-cardinality columns. Dropping near-unique
+# text changes nothing on a table without it: auto_fit searches it only on tables
+# that have some (see autocat._unique_text).
 SEARCH_SPACE: tuple[ParamSpec, ...] = (
     ParamSpec(
         "encoder",
@@ -163,6 +165,13 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
         IntDistribution(10, 100, log=True),
         30,
         (30,),
+    ),
+    ParamSpec(
+        "drop_unique_text",
+        "vectorizer",
+        CategoricalDistribution((False, True)),
+        False,
+        (False,),
     ),
     ParamSpec(
         "learning_rate",
@@ -267,6 +276,7 @@ def suggest_params(
     *,
     steps: tuple[str, ...] = ("vectorizer", "model"),
     prefix: str = "",
+    skip: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Suggest flat recipe parameters of the given steps, define-by-run.
 
@@ -282,6 +292,9 @@ def suggest_params(
         Which steps' parameters to suggest.
     prefix : str, default=''
         Prepended to every trial parameter name.
+    skip : tuple of str, default=()
+        Parameters not suggested: the recipe keeps their defaults (e.g.
+        ``drop_unique_text`` on a table without near-unique text).
 
     Returns
     -------
@@ -291,7 +304,7 @@ def suggest_params(
     prefix = _check_prefix(prefix)
     params: dict[str, Any] = {}
     for spec in SEARCH_SPACE:
-        if spec.step not in steps:
+        if spec.step not in steps or spec.name in skip:
             continue
         if not _applies(spec, params):
             continue
@@ -303,8 +316,9 @@ def suggest_vectorizer(trial: optuna.Trial, *, prefix: str = "") -> Any:
     """Suggest a :class:`~autocat.TableVectorizer` from the recipe's search space.
 
     For a user's own Optuna objective: the encoder, its parameters (the
-    Gamma-Poisson priors only when that encoder is chosen) and the cardinality
-    threshold are suggested under the names ``prefix + name``.
+    Gamma-Poisson priors only when that encoder is chosen), the cardinality
+    threshold and whether to drop near-unique text (names, titles) are
+    suggested under the names ``prefix + name``.
 
     Parameters
     ----------
@@ -329,8 +343,8 @@ def suggest_vectorizer(trial: optuna.Trial, *, prefix: str = "") -> Any:
     >>> from autocat import suggest_vectorizer
     >>> trial = optuna.create_study().ask()
     >>> vectorizer = suggest_vectorizer(trial, prefix="vec_")
-    >>> sorted(trial.params)[:2]
-    ['vec_cardinality_threshold', 'vec_encoder']
+    >>> sorted(trial.params)[:3]
+    ['vec_cardinality_threshold', 'vec_drop_unique_text', 'vec_encoder']
     """
     params = suggest_params(trial, steps=("vectorizer",), prefix=prefix)
     return Recipe("regression", **params).build_vectorizer()
@@ -414,7 +428,7 @@ def param_distributions(task: str, *, prefix: str = "") -> dict[str, BaseDistrib
     >>> space["vectorizer__n_components"]
     CategoricalDistribution(choices=(10, 20, 30, 50, 100))
     >>> len(space)
-    11
+    12
     """
     check_task(task)
     prefix = _check_prefix(prefix)
@@ -510,6 +524,12 @@ def _portfolio_document() -> dict[str, Any]:
     return document
 
 
+def _boolean(spec: ParamSpec) -> bool:
+    """Whether the parameter takes booleans (a flag, not 0 and 1)."""
+    choices = getattr(spec.distribution, "choices", ())
+    return bool(choices) and all(isinstance(c, bool) for c in choices)
+
+
 def _portfolio_entry(entry: object) -> dict[str, Any] | None:
     """Return ``entry`` completed with defaults, or None if it is not in the space."""
     if not isinstance(entry, dict):
@@ -528,7 +548,7 @@ def _portfolio_entry(entry: object) -> dict[str, Any] | None:
             )
         except (TypeError, ValueError):
             inside = False
-        if not inside or isinstance(value, bool):
+        if not inside or isinstance(value, bool) != _boolean(spec):
             return None
     return {**default_params(encoder), **entry}
 

@@ -22,6 +22,7 @@ from autocat._column_kinds import (
     decide,
     is_free_text,
     number_table,
+    unique_text_reason,
 )
 from autocat._dataframe import (
     check_input_names,
@@ -117,9 +118,11 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
       and identifiers (from 50 rows on): integers all distinct and either named
       like a saved index (``'Unnamed: 0'``), consecutive, or increasing with the
       rows; strings at least 95% distinct with no space in any value. Free text
-      (values with spaces) is kept. When every column would be dropped by
-      these rules, none is (each is encoded as its values say), so that a
-      model after the vectorizer has columns to fit on.
+      (values with spaces) is kept, unless ``drop_unique_text`` drops
+      near-unique text: strings at least 95% distinct (from 50 rows on), some
+      with a space, such as names and titles. When every column would be
+      dropped by these rules, none is (each is encoded as its values say), so
+      that a model after the vectorizer has columns to fit on.
 
     - ``'text'``: high-cardinality columns of free text or lists, whose
       distinct values have a median of at least 6 words or 3 list items
@@ -193,6 +196,12 @@ default='minhash'
         Drop columns with no value at all (otherwise: numeric, all NaN).
     drop_identifiers : bool, default=True
         Drop row indexes and identifiers (the rules above).
+    drop_unique_text : bool, default=False
+        Drop near-unique text (the rule above): a column in which nearly every
+        row has its own name or title gives each row a code of its own, which
+        helps a model when the words carry meaning and lets it overfit when
+        they do not. :func:`~autocat.auto_fit` measures both on tables that
+        have such columns. ``near_unique_text_`` lists them either way.
     dayfirst : bool, default=False
         Read dates whose day/month order is ambiguous (no day above 12) day
         first, ``"01/02/2020"`` as 1 February.
@@ -215,6 +224,9 @@ default='minhash'
         The fitted encoder of each column, ``'passthrough'`` or ``'drop'``.
     input_to_outputs_ : dict of str to list of str
         The output feature names each input column produced.
+    near_unique_text_ : list of str
+        The columns of near-unique text (see ``drop_unique_text``), dropped or
+        encoded.
     n_features_in_ : int
         Number of columns seen in :meth:`fit`.
     feature_names_in_ : ndarray of str of shape (n_features_in_,)
@@ -304,6 +316,7 @@ default='minhash'
         "drop_constant": ["boolean"],
         "drop_missing": ["boolean"],
         "drop_identifiers": ["boolean"],
+        "drop_unique_text": ["boolean"],
         "dayfirst": ["boolean"],
         "datetime_format": [dict, None],
         "random_state": ["random_state"],
@@ -328,6 +341,7 @@ default='minhash'
         drop_constant: bool = True,
         drop_missing: bool = True,
         drop_identifiers: bool = True,
+        drop_unique_text: bool = False,
         dayfirst: bool = False,
         datetime_format: dict[str, str] | None = None,
         random_state: Any = 0,
@@ -348,6 +362,7 @@ default='minhash'
         self.drop_constant = drop_constant
         self.drop_missing = drop_missing
         self.drop_identifiers = drop_identifiers
+        self.drop_unique_text = drop_unique_text
         self.dayfirst = dayfirst
         self.datetime_format = datetime_format
         self.random_state = random_state
@@ -430,6 +445,7 @@ default='minhash'
         self.column_kinds_ = {c.name: c.decision.kind for c in self._columns}
         self.transformers_ = {c.name: c.transformer for c in self._columns}
         self.input_to_outputs_ = {c.name: list(c.outputs) for c in self._columns}
+        self.near_unique_text_ = [c.name for c in self._columns if c.near_unique]
         encoded = [encoded for _, encoded in results]
         if y is not None:
             warn_suspicious(self._columns, encoded, y, n_rows(X))
@@ -498,14 +514,15 @@ default='minhash'
         if keep_all and spec is None:
             reason = f"{kept_reason}{KEPT_WHEN_ALL_DROPPED}{decision.reason}"
             decision = replace(decision, reason=reason)
+        near_unique = None
         if spec is not None:
             decision = user_decision(name, family, uniques, decision, spec)
-        elif (
-            decision.kind == "high_cardinality"
-            and self.text is not None
-            and is_free_text(uniques)
-        ):
-            decision = Decision("text", f"free text; {decision.reason}", "text")
+        elif decision.kind == "high_cardinality":
+            near_unique = unique_text_reason(uniques, n_missing, n)
+            if near_unique is not None and self.drop_unique_text and not keep_all:
+                decision = Decision("dropped", f"{near_unique} (drop_unique_text)")
+            elif self.text is not None and is_free_text(uniques):
+                decision = Decision("text", f"free text; {decision.reason}", "text")
         state = Column(
             name=name,
             dtype=dtype_name(column),
@@ -513,6 +530,7 @@ default='minhash'
             decision=decision,
             n_distinct=len(uniques),
             missing_share=n_missing / n if n else 0.0,
+            near_unique=near_unique is not None,
         )
         if family == "datetime":
             state.tz_aware = time_zone(column) is not None

@@ -89,6 +89,10 @@ class EncodingCache:
     distinct : dict
         Per fold, the number of distinct values of each string column of its
         training part, which decides what a cardinality threshold changes.
+    unique_text : dict
+        Per fold, the columns of near-unique text of its training part (see
+        ``TableVectorizer(drop_unique_text=...)``) and their kinds, which
+        decide whether dropping them changes anything.
     """
 
     def __init__(self, max_bytes: int = 2**30) -> None:
@@ -99,6 +103,7 @@ class EncodingCache:
         self._entries: OrderedDict[Any, tuple[Any, Any, float]] = OrderedDict()
         # Per fold: distinct values of each string column of its training part.
         self.distinct: dict[int, dict[str, int]] = {}
+        self.unique_text: dict[int, tuple[tuple[str, str], ...]] = {}
         self._locks: dict[Any, threading.Lock] = {}
         self._lock = threading.Lock()
 
@@ -496,6 +501,10 @@ class TrialRunner:
             zip(plan["column"][text], plan["n_distinct"][text], strict=True)
         )
         self.cache.distinct.setdefault(fold, distinct)
+        kinds = vectorizer.column_kinds_
+        self.cache.unique_text.setdefault(
+            fold, tuple((c, kinds[c]) for c in vectorizer.near_unique_text_)
+        )
         nested = _nested_minhash_columns(vectorizer, recipe)
         fitted.append(vectorizer)
         return X_train, (X_valid, nested, weakref.ref(vectorizer))
@@ -503,14 +512,17 @@ class TrialRunner:
     def _key(self, recipe: Recipe, fold: int) -> Any:
         """Return what the encoding of ``fold`` depends on (None before known).
 
-        Thresholds that split the string columns alike give the same plan, and
-        min-hash coordinates are nested (``d=10`` is the first 10 columns of
-        ``d=100``): both share one cache entry.
+        Thresholds that split the string columns alike give the same plan, so
+        does dropping near-unique text where a fold has none, and min-hash
+        coordinates are nested (``d=10`` is the first 10 columns of
+        ``d=100``): each of these shares one cache entry.
         """
         distinct = self.cache.distinct.get(fold)
         if distinct is None:
             return None
         params = dict(recipe.vectorizer_params)
+        if not self.cache.unique_text.get(fold):  # nothing to drop
+            params.pop("drop_unique_text", None)
         threshold = params.pop("cardinality_threshold", None)
         high = tuple(sorted(c for c, n in distinct.items() if threshold is None
                             or n > threshold))  # fmt: skip

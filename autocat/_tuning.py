@@ -45,6 +45,7 @@ from autocat._trials import (
     TrialRunner,
     inner_splits,
 )
+from autocat._unique_text import UniqueTextTrial
 from autocat._validation import is_fatal_error
 
 if TYPE_CHECKING:
@@ -524,6 +525,7 @@ def tune(
     # The portfolio is queued one configuration per trial asked, so that a short
     # search leaves no queued trials behind; a shared study skips those run.
     queue = [dict(params) for params in (portfolio or (default_params("minhash"),))]
+    unique_text = UniqueTextTrial(cache, y, scorer, task)
 
     budget = Budget(deadline)
     if deadline is not None and first_result_by is not None:
@@ -588,7 +590,10 @@ def tune(
                     if queue:
                         study.enqueue_trial(queue.pop(0), skip_if_exists=True)
                     trials.append(study.ask())
-                suggested = [suggest_params(trial) for trial in trials]
+                skip = unique_text.skip()
+                suggested = [suggest_params(trial, skip=skip) for trial in trials]
+            for trial, params in zip(trials, suggested, strict=True):
+                unique_text.asked(trial.number, params)
             asked += size
             context = contextvars.copy_context()
             futures = [
@@ -603,6 +608,7 @@ def tune(
                 outcomes = [future.result() for future in futures]
             for trial, outcome in zip(trials, outcomes, strict=True):
                 frozen, record = _tell(study, trial, outcome)
+                unique_text.told(trial.number, record, queue)
                 if record is not None:
                     records.append(record)
                     records.sort(key=lambda r: (-r.score, r.number))
@@ -636,6 +642,7 @@ def tune(
                 )
             if len(errors) >= 3 and not records:
                 break  # the recipe fails on this data: report why
+            unique_text.queue(records, queue)
             if deadline is not None and reserve is not None and records:
                 budget.deadline = deadline - reserve(records[0])
             if budget.exhausted() or stopped:

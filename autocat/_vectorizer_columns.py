@@ -58,6 +58,7 @@ class Column:
     transformer: Any = None
     outputs: tuple[str, ...] = ()
     tz_aware: bool | None = None  # datetime storage at fit: time-zone aware?
+    near_unique: bool = False  # near-unique text, dropped or not
 
 
 @dataclass

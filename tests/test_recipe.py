@@ -147,7 +147,8 @@ def test_vectorizer_params_key_the_encoding(table):
     key = tuple(sorted(base.vectorizer_params.items()))
     hash(key)
     assert base.vectorizer_params == same.vectorizer_params
-    assert set(VECTORIZER_PARAMS) - {"gp_alpha", "gp_beta"} <= set(
+    # the priors belong to Gamma-Poisson; drop_unique_text is listed when set
+    assert set(VECTORIZER_PARAMS) - {"gp_alpha", "gp_beta", "drop_unique_text"} <= set(
         base.vectorizer_params
     )
     assert base.vectorizer_params["specific_transformers"] == (("job", "text"),)
@@ -158,6 +159,7 @@ def test_vectorizer_params_key_the_encoding(table):
         Recipe("regression", n_components=8),
         Recipe("regression", n_components=8, **options, text_n_components=10),
         Recipe("binary", n_components=8, **options),
+        Recipe("regression", n_components=8, **options, drop_unique_text=True),
     ]:  # fmt: skip
         assert other.vectorizer_params != base.vectorizer_params
 
