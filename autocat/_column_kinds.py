@@ -524,7 +524,7 @@ def identifier_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str |
     A column is an identifier when it has at least 50 present values, at least
     95% of them distinct, and no value contains white space (single tokens such
     as ``"A-10293"`` or e-mail addresses). Near-unique values with spaces are
-    free text and are kept: their words carry meaning.
+    near-unique text (:func:`unique_text_reason`), kept unless asked.
 
     Examples
     --------

@@ -29,16 +29,20 @@ class UniqueTextTrial:
     their words carry meaning and let it overfit when they do not, and which
     one holds differs between tables: a company's name tells its industry
     (``"Bank"``), a film's title says little of its rating. So on a table that
-    has such text, once a trial that
-    encodes it into many columns has finished (min-hash, Gamma-Poisson or text
-    encoding: target encoding gives one column, which changes little either
-    way), the next trial repeats the best such configuration without it. The
-    portfolio's later entries drop the text only if that scored higher beyond
-    the noise of the validation rows (in at least :data:`DROP_CONFIDENCE` of
-    paired bootstrap resamples of the two trials' out-of-fold predictions):
-    a column is not thrown away on a tie. The sampler searches the choice from
-    then on, and the ensemble may use both trials. On other tables
-    ``drop_unique_text`` is never suggested: the search is unchanged.
+    has such text, once a trial that encodes it into many columns has finished
+    (min-hash, Gamma-Poisson or text encoding: target encoding gives one
+    column, which changes little either way), the next trial repeats the best
+    such configuration without it. The portfolio's later entries drop the text
+    only if that scored higher beyond the noise of the validation rows (in at
+    least :data:`DROP_CONFIDENCE` of paired bootstrap resamples of the two
+    trials' out-of-fold predictions): a column is not thrown away on a tie.
+    The sampler searches the choice from then on, and the ensemble may use
+    both trials. On other tables ``drop_unique_text`` is never suggested: the
+    search is unchanged.
+
+    :func:`~autocat._tuning.tune` calls :meth:`skip` before suggesting,
+    :meth:`asked` and :meth:`told` for each trial, and :meth:`queue` after
+    each batch.
     """
 
     name = "drop_unique_text"
@@ -75,6 +79,7 @@ class UniqueTextTrial:
         queue.insert(0, self.pending)
 
     def asked(self, number: int, params: dict[str, Any]) -> None:
+        """Note which trial runs the queued configuration."""
         if self.pending is not None and params == self.pending:
             self.pending, self.number = None, number
 
