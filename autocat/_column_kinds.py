@@ -518,6 +518,16 @@ def index_reason(
     return None
 
 
+def _near_unique_present(
+    uniques: np.ndarray, n_missing: int, n_rows: int
+) -> int | None:
+    """Return a near-unique column's present values (50+, 95% distinct), or None."""
+    n_present = n_rows - n_missing
+    if n_present < _MIN_ID_ROWS or len(uniques) < _NEAR_UNIQUE * n_present:
+        return None
+    return n_present
+
+
 def identifier_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str | None:
     """Return why a column of text is an identifier, or None.
 
@@ -536,8 +546,8 @@ def identifier_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str |
     >>> identifier_reason(np.array([f"a b {i}" for i in range(60)]), 0, 60) is None
     True
     """
-    n_present = n_rows - n_missing
-    if n_present < _MIN_ID_ROWS or len(uniques) < _NEAR_UNIQUE * n_present:
+    n_present = _near_unique_present(uniques, n_missing, n_rows)
+    if n_present is None:
         return None
     for value in uniques:
         if not isinstance(value, str) or _WHITESPACE.search(value.strip()):
@@ -552,12 +562,8 @@ def unique_text_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str 
     """Return why a column of text is near-unique text, or None.
 
     Near-unique text is what :func:`identifier_reason` keeps: at least 50 present
-    values, at least 95% of them distinct, and some with white space, such as
-    company names or film titles. Its words may carry meaning (``"Bank"`` in a
-    company's name) or only noise for a model to overfit (the title of each
-    film), which only a measurement on the table can tell:
-    :class:`~autocat.TableVectorizer` drops it when ``drop_unique_text=True``,
-    and :func:`~autocat.auto_fit` tries both.
+    values, at least 95% of them distinct, some with white space (company names,
+    film titles). ``TableVectorizer(drop_unique_text=True)`` drops it.
 
     Examples
     --------
@@ -570,8 +576,8 @@ def unique_text_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str 
     >>> unique_text_reason(ids, 0, 60) is None
     True
     """
-    n_present = n_rows - n_missing
-    if n_present < _MIN_ID_ROWS or len(uniques) < _NEAR_UNIQUE * n_present:
+    n_present = _near_unique_present(uniques, n_missing, n_rows)
+    if n_present is None:
         return None
     if not all(isinstance(value, str) for value in uniques):
         return None
