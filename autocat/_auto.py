@@ -337,7 +337,10 @@ def auto_fit(
     configurations known to do well on other dirty tables first, then a seeded
     TPE sampler; trials are pruned on the loss of their first fold. On a table
     with near-unique text (names, titles), one trial measures whether dropping
-    it helps (``drop_unique_text`` in ``leaderboard_``). Each trial is
+    it helps (``drop_unique_text`` in ``leaderboard_``); on a skewed regression
+    target of values >= 0 (prices, counts), one trial measures whether XGBoost
+    learns it better on the log scale (``target_transform`` in
+    ``leaderboard_``). Each trial is
     scored honestly: on every fold, XGBoost's number of trees is chosen by early
     stopping on part of the fold's training rows, and the validation rows are
     only scored. The finished trials' out-of-fold predictions are combined by
@@ -683,9 +686,12 @@ def _baseline_score(study: optuna.Study) -> float:
     from optuna.trial import TrialState
 
     # The same recipe: a trial holds drop_unique_text=False only on a table
-    # with near-unique text (see autocat._unique_text).
+    # with near-unique text (see autocat._unique_text), and a trial on a log
+    # target says so in its user attributes (see autocat._log_target).
     baseline = Recipe(**default_params("minhash")).params()
     for trial in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+        if trial.user_attrs.get("target_transform", "none") != "none":
+            continue
         if trial.value is not None and Recipe(**trial.params).params() == baseline:
             return float(trial.value)
     return math.nan

@@ -712,7 +712,12 @@ def _refit(
         with budget_scope(budget):
             vectorizer = recipe.build_vectorizer()
             encoded = vectorizer.fit_transform(training.X, training.y)
-        model = recipe.build_model(n_estimators=record.n_estimators, callbacks=[guard])
+        smearing = {}
+        if recipe.target_transform == "log":  # the fold models' honest factor
+            smearing["smearing"] = float(np.mean([m.smearing_ for m in record.models]))
+        model = recipe.build_model(
+            n_estimators=record.n_estimators, callbacks=[guard], **smearing
+        )
         model.fit(encoded, training.y)
     except BudgetExhausted:
         return None

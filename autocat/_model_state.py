@@ -43,6 +43,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler, TargetEncoder
 from autocat._column_kinds import Decision
 from autocat._datetime import DatetimeEncoder
 from autocat._gamma_poisson import GammaPoissonEncoder, _ColumnModel
+from autocat._log_target import LogTargetRegressor
 from autocat._minhash import MinHashEncoder
 from autocat._ngrams import NgramVocabulary
 from autocat._table_vectorizer import TableVectorizer
@@ -187,6 +188,7 @@ for _cls in (
     StandardScaler,
     xgboost.XGBRegressor,
     xgboost.XGBClassifier,
+    LogTargetRegressor,
 ):
     trust(_cls)
 del _cls

@@ -13,6 +13,8 @@ import xgboost
 from sklearn.pipeline import Pipeline
 from xgboost import XGBClassifier, XGBRegressor
 
+from autocat._log_target import TARGET_TRANSFORMS, LogTargetRegressor
+
 __all__ = [
     "ENCODERS",
     "TASKS",
@@ -233,6 +235,11 @@ class Recipe:
         Drop the columns of near-unique text, such as names and titles (see
         :class:`~autocat.TableVectorizer`); listed by :meth:`params` only when
         set.
+    target_transform : {'none', 'log'}, default='none'
+        With ``'log'`` (regression only), XGBoost learns ``log(1 + y)`` and
+        predicts on ``y``'s scale (:class:`~autocat._log_target.LogTargetRegressor`,
+        for targets of values >= 0); ``auto_fit`` measures it on skewed targets.
+        Listed by :meth:`params` only when set.
     specific_transformers : dict, default=None
         Per-column overrides given to the vectorizer unchanged (see
         :class:`~autocat.TableVectorizer`); not a searched parameter.
@@ -290,6 +297,7 @@ class Recipe:
         text_n_components: int = 30,
         text_analyzer: str = "both",
         drop_unique_text: bool = False,
+        target_transform: str = "none",
         specific_transformers: dict[str, Any] | None = None,
         random_state: int = 0,
         n_jobs: int = 1,
@@ -324,6 +332,17 @@ class Recipe:
                 f"{type(drop_unique_text).__name__}: {drop_unique_text!r}."
             )
         self.drop_unique_text = bool(drop_unique_text)
+        if target_transform not in TARGET_TRANSFORMS:
+            raise ValueError(
+                f"target_transform must be one of {list(TARGET_TRANSFORMS)}, got "
+                f"{target_transform!r}."
+            )
+        if target_transform != "none" and self.task != "regression":
+            raise ValueError(
+                f"target_transform={target_transform!r} is for regression; the "
+                f"task is {self.task!r}."
+            )
+        self.target_transform = target_transform
         self.specific_transformers = (
             None if specific_transformers is None else dict(specific_transformers)
         )
@@ -365,7 +384,7 @@ class Recipe:
 
         The Gamma-Poisson priors are included only when that encoder is used,
         the text encoder's parameters only with ``text_encoder='text'``,
-        ``drop_unique_text`` only when it is set.
+        ``drop_unique_text`` and ``target_transform`` only when they are set.
 
         Returns
         -------
@@ -386,6 +405,8 @@ class Recipe:
             out["text_analyzer"] = self.text_analyzer
         if self.drop_unique_text:
             out["drop_unique_text"] = True
+        if self.target_transform != "none":
+            out["target_transform"] = self.target_transform
         out.update(self.xgb_params)
         return out
 
@@ -483,12 +504,16 @@ class Recipe:
         Returns
         -------
         XGBRegressor or XGBClassifier
-            Unfitted, with ``tree_method='hist'`` unless the recipe sets another.
+            Unfitted, with ``tree_method='hist'`` unless the recipe sets another;
+            a ``LogTargetRegressor`` (an ``XGBRegressor``) with
+            ``target_transform='log'``.
         """
         params: dict[str, Any] = {"tree_method": "hist"}
         params.update(self.xgb_params)
         params.update(random_state=self.random_state, n_jobs=self.n_jobs)
         params.update(overrides)
+        if self.target_transform == "log":
+            return LogTargetRegressor(**params)
         if self.task == "regression":
             return XGBRegressor(**params)
         return XGBClassifier(**params)

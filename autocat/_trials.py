@@ -59,6 +59,9 @@ STOP_FRACTION = 0.2
 MIN_CV_TRIALS = 10
 # Pruning: the stop rows' loss is reported to Optuna every this many rounds.
 PRUNE_EVERY = 10
+# Trials on a log target report their steps from here (beyond MAX_ROUNDS): the
+# pruner compares losses on the log scale with each other only.
+LOG_SCALE_STEPS = 1_000_000
 # Share of a trial or refit that more threads do not speed up, for estimates:
 # conservative (XGBoost's histograms and the encoders' row chunks scale; the
 # per-round bookkeeping, small nodes and single-threaded encoders do not), so that
@@ -289,19 +292,22 @@ class _PruneCallback(xgboost.callback.TrainingCallback):
 
     Optuna's pruners compare with *complete* trials only, and trials are told a
     batch at a time, so the decision does not depend on which trial of a batch
-    runs first.
+    runs first. A trial on a log target (``target_transform='log'``) reports its
+    loss on the log scale, another quantity: its steps start at ``offset``, so
+    that the pruner compares it with trials on the same scale only.
     """
 
-    def __init__(self, trial: optuna.Trial) -> None:
+    def __init__(self, trial: optuna.Trial, offset: int = 0) -> None:
         super().__init__()
         self.trial = trial
+        self.offset = offset
 
     def after_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
         if (epoch + 1) % PRUNE_EVERY:
             return False
         losses = next(iter(evals_log.values()))
         loss = float(next(iter(losses.values()))[-1])
-        self.trial.report(-loss, epoch + 1)
+        self.trial.report(-loss, self.offset + epoch + 1)
         if self.trial.should_prune():
             raise optuna.TrialPruned(f"pruned at round {epoch + 1}")
         return False
@@ -625,7 +631,8 @@ class TrialRunner:
             guard = BudgetCallback(self.budget)
             callbacks: list[Any] = [guard]
             if trial is not None and fold == 0:
-                callbacks.append(_PruneCallback(trial))
+                log_scale = recipe.target_transform == "log"
+                callbacks.append(_PruneCallback(trial, LOG_SCALE_STEPS * log_scale))
             model = recipe.build_model(
                 n_estimators=MAX_ROUNDS,
                 early_stopping_rounds=EARLY_STOPPING_ROUNDS,

@@ -37,6 +37,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autocat._budget import Budget, BudgetExhausted
+from autocat._log_target import LogTargetTrial
 from autocat._search_space import SEARCH_SPACE, default_params, suggest_params
 from autocat._trials import (
     PRUNE_EVERY,
@@ -86,6 +87,7 @@ KEEP_VECTORIZERS = 3
 _N_ESTIMATORS = "n_estimators"
 _FOLD_SECONDS = "fold_seconds"
 _FOLD_SCORES = "fold_scores"
+_TARGET_TRANSFORM = LogTargetTrial.name
 _STOPPED = "stopped_by"
 
 
@@ -302,7 +304,8 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
     Columns: ``trial``, ``state``, ``score`` (the mean validation score of a
     complete trial; NaN for others), ``score_std`` (its standard deviation over
     folds), ``duration_s``, the recipe parameters in search-space order
-    (``encoder``, ``n_components``, ...), ``n_estimators`` and ``stopped_by``.
+    (``encoder``, ``n_components``, ...), ``target_transform`` (only when some
+    trial learnt a log target), ``n_estimators`` and ``stopped_by``.
     Complete trials come first by score, then pruned ones.
     """
     import pandas as pd
@@ -330,6 +333,7 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
             "duration_s": duration,
         }
         row.update({name: trial.params.get(name) for name in names})
+        row[_TARGET_TRANSFORM] = trial.user_attrs.get(_TARGET_TRANSFORM, "none")
         row["n_estimators"] = trial.user_attrs.get(_N_ESTIMATORS)
         row["stopped_by"] = trial.user_attrs.get(_STOPPED)
         row["_rank"] = order.get(trial.state, 2)
@@ -351,6 +355,8 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
         ["_rank", "score", "trial"], ascending=[True, False, True], na_position="last"
     )
     frame["n_estimators"] = frame["n_estimators"].astype("Int64")
+    if (frame[_TARGET_TRANSFORM] != "none").any():  # a log target was measured
+        columns.insert(columns.index("n_estimators"), _TARGET_TRANSFORM)
     return frame[columns].reset_index(drop=True)
 
 
@@ -526,6 +532,7 @@ def tune(
     # search leaves no queued trials behind; a shared study skips those run.
     queue = [dict(params) for params in (portfolio or (default_params("minhash"),))]
     unique_text = UniqueTextTrial(cache, y, scorer, task)
+    log_target = LogTargetTrial(y, scorer, task)
 
     budget = Budget(deadline)
     if deadline is not None and first_result_by is not None:
@@ -588,12 +595,21 @@ def tune(
                 trials = []
                 for _ in range(size):
                     if queue:
-                        study.enqueue_trial(queue.pop(0), skip_if_exists=True)
+                        entry = queue.pop(0)
+                        marked = log_target.enqueue_attrs(entry)
+                        if marked is None:
+                            study.enqueue_trial(entry, skip_if_exists=True)
+                        else:
+                            study.enqueue_trial(entry, user_attrs=marked)
                     trials.append(study.ask())
                 skip = unique_text.skip()
                 suggested = [suggest_params(trial, skip=skip) for trial in trials]
             for trial, params in zip(trials, suggested, strict=True):
                 unique_text.asked(trial.number, params)
+                transform = log_target.transform(trial.number, trial.user_attrs)
+                if transform != "none":
+                    params[log_target.name] = transform
+                    trial.set_user_attr(log_target.name, transform)
             asked += size
             context = contextvars.copy_context()
             futures = [
@@ -609,6 +625,7 @@ def tune(
             for trial, outcome in zip(trials, outcomes, strict=True):
                 frozen, record = _tell(study, trial, outcome)
                 unique_text.told(trial.number, record, queue)
+                log_target.told(trial.number, record)
                 if record is not None:
                     records.append(record)
                     records.sort(key=lambda r: (-r.score, r.number))
@@ -643,6 +660,7 @@ def tune(
             if len(errors) >= 3 and not records:
                 break  # the recipe fails on this data: report why
             unique_text.queue(records, queue)
+            log_target.queue(records, queue)
             if deadline is not None and reserve is not None and records:
                 budget.deadline = deadline - reserve(records[0])
             if budget.exhausted() or stopped:

@@ -1,0 +1,271 @@
+"""Learning a skewed target on the log scale, and the search's measured choice of it."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from xgboost import XGBRegressor
+
+from autocat._selection import paired_win_share
+
+if TYPE_CHECKING:
+    from autocat._trials import TrialRecord
+
+__all__ = [
+    "LOG_CONFIDENCE",
+    "SKEWNESS",
+    "TARGET_TRANSFORMS",
+    "LogTargetRegressor",
+    "LogTargetTrial",
+    "check_log_target",
+    "log_target_applies",
+]
+
+logger = logging.getLogger("autocat")
+
+#: What a regression may learn: the target itself, or ``log(1 + target)``.
+TARGET_TRANSFORMS: tuple[str, ...] = ("none", "log")
+# The search measures a log target only on targets of non-negative values whose
+# skewness is above 1, the usual bound of a "highly skewed" distribution: there
+# the squared error of a few large values decides every split of the trees.
+SKEWNESS = 1.0
+# The later trials learn the log target only when its trial scores higher in this
+# share of paired bootstrap resamples (a one-sided test at the usual 5% level).
+LOG_CONFIDENCE = 0.95
+
+
+def check_log_target(y: Any, what: str = "the target") -> np.ndarray:
+    """Return ``y`` as floats, or raise if ``log(1 + y)`` is not defined for it.
+
+    Parameters
+    ----------
+    y : array-like
+        Target values.
+    what : str, default='the target'
+        How the error names ``y``.
+
+    Returns
+    -------
+    ndarray of float64
+
+    Examples
+    --------
+    >>> from autocat._log_target import check_log_target
+    >>> check_log_target([0, 1.5, 30]).tolist()
+    [0.0, 1.5, 30.0]
+    >>> check_log_target([2.0, -1.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: target_transform='log' needs a target of finite values >= 0; \
+the target's smallest value is -1.0. Use target_transform='none' for such a target.
+    """
+    values = np.asarray(y, dtype=np.float64).ravel()
+    finite = np.isfinite(values)
+    if not finite.all() or (values.size and values.min() < 0):
+        smallest = values[~finite][0] if not finite.all() else values.min()
+        raise ValueError(
+            "target_transform='log' needs a target of finite values >= 0; "
+            f"{what}'s smallest value is {smallest}. Use target_transform='none' "
+            "for such a target."
+        )
+    return values
+
+
+def log_target_applies(y: np.ndarray, task: str) -> bool:
+    """Whether the search measures a log target: a skewed target of values >= 0.
+
+    Parameters
+    ----------
+    y : ndarray
+        The training target.
+    task : str
+        The task; only ``'regression'`` can apply.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._log_target import log_target_applies
+    >>> rng = np.random.default_rng(0)
+    >>> log_target_applies(rng.lognormal(size=500), "regression")
+    True
+    >>> log_target_applies(rng.normal(10, 1, size=500), "regression")
+    False
+    >>> log_target_applies(rng.lognormal(size=500) - 1, "regression")  # below 0
+    False
+    """
+    if task != "regression":
+        return False
+    values = np.asarray(y, dtype=np.float64)
+    if values.size < 3 or not np.isfinite(values).all() or values.min() < 0:
+        return False
+    centred = values - values.mean()
+    spread = np.mean(centred**2)
+    if spread <= 0:
+        return False
+    skewness = float(np.mean(centred**3) / spread**1.5)
+    return skewness > SKEWNESS
+
+
+class LogTargetRegressor(XGBRegressor):
+    """XGBoost regression trained on ``log(1 + y)``, predicting on ``y``'s scale.
+
+    On a heavy-tailed target (prices, counts, citations), squared error on the
+    raw values lets a few large ones decide every split; on the log scale the
+    trees see relative differences. Back on ``y``'s scale, ``exp`` of the mean
+    of the logs is a geometric mean, below the mean that R² and squared error
+    reward, so predictions are multiplied by Duan's smearing factor, the mean of
+    ``exp(residual)`` on rows the trees were not fitted to: the evaluation set
+    when one is given (the early stopping rows of ``auto_fit``'s trials), else
+    the training rows (which understate it), unless ``smearing`` fixes it (a
+    refit on all rows takes its trial's). Predictions are clipped at 0.
+
+    Parameters
+    ----------
+    smearing : float, optional
+        A fixed smearing factor; ``None`` estimates it in :meth:`fit`.
+    **kwargs
+        :class:`xgboost.XGBRegressor`'s parameters.
+
+    Attributes
+    ----------
+    smearing_ : float
+        The factor the predictions are multiplied by.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._log_target import LogTargetRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 3))
+    >>> y = np.exp(X[:, 0] + rng.normal(scale=0.5, size=400))
+    >>> model = LogTargetRegressor(n_estimators=50, max_depth=3)
+    >>> stop = [(X[300:], y[300:])]
+    >>> model = model.fit(X[:300], y[:300], eval_set=stop, verbose=False)
+    >>> bool(model.smearing_ > 1), bool((model.predict(X) >= 0).all())
+    (True, True)
+    """
+
+    def __init__(self, *, smearing: float | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.smearing = smearing
+
+    def get_xgb_params(self) -> dict[str, Any]:
+        """XGBoost's booster parameters: those of the regressor, less ``smearing``."""
+        params = super().get_xgb_params()
+        params.pop("smearing", None)
+        return params
+
+    def fit(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        eval_set: list[tuple[Any, Any]] | None = None,
+        **kwargs: Any,
+    ) -> LogTargetRegressor:
+        """Fit on ``log(1 + y)``; the evaluation sets' targets are logged too."""
+        logged = np.log1p(check_log_target(y))
+        logged_sets = None
+        if eval_set is not None:
+            logged_sets = [
+                (X_set, np.log1p(check_log_target(y_set, "an evaluation set")))
+                for X_set, y_set in eval_set
+            ]
+        super().fit(X, logged, eval_set=logged_sets, **kwargs)
+        if self.smearing is not None:
+            self.smearing_ = float(self.smearing)
+        else:
+            X_rows, y_rows = (X, logged) if not logged_sets else logged_sets[0]
+            residuals = y_rows - super().predict(X_rows).astype(np.float64)
+            self.smearing_ = float(np.mean(np.exp(residuals)))
+        return self
+
+    def predict(self, X: Any, **kwargs: Any) -> np.ndarray:
+        """Predict on ``y``'s scale: ``smearing_ * exp(prediction) - 1``, at least 0."""
+        logged = np.asarray(super().predict(X, **kwargs))
+        if kwargs.get("output_margin"):
+            return logged
+        values = self.smearing_ * np.exp(logged.astype(np.float64)) - 1.0
+        return np.asarray(np.maximum(values, 0.0), dtype=logged.dtype)
+
+
+class LogTargetTrial:
+    """Measure once whether a skewed target is better learnt on the log scale.
+
+    On a regression target of values >= 0 whose skewness is above
+    :data:`SKEWNESS` (:func:`log_target_applies`), once a batch of trials has
+    finished, the next trial repeats the best of them with
+    ``target_transform='log'`` (:class:`LogTargetRegressor`), on the same
+    folds. The later trials, the portfolio's and the sampler's, learn the log
+    target only if that trial scored higher beyond the noise of the validation
+    rows (in at least :data:`LOG_CONFIDENCE` of paired bootstrap resamples of
+    the two trials' out-of-fold predictions); the ensemble may use both. Which
+    is better differs between tables: house prices and citation counts gain,
+    a market value whose few giants decide R² loses. The sampler does not
+    search the choice (its trials' parameters do not hold it): it is made
+    once, and each trial's ``target_transform`` user attribute says which it
+    learnt. On other targets nothing changes.
+
+    :func:`~autocat._tuning.tune` calls :meth:`queue` after each batch,
+    :meth:`enqueue_attrs` when enqueuing, :meth:`transform` for each trial
+    asked, and :meth:`told` for each trial told.
+    """
+
+    name = "target_transform"
+
+    def __init__(self, y: np.ndarray, scorer: Any, task: str) -> None:
+        self.y, self.scorer, self.task = y, scorer, task
+        self.applies = log_target_applies(y, task)
+        self.pending: dict[str, Any] | None = None  # queued, not asked yet
+        self.number: int | None = None  # the trial that runs it
+        self.base: TrialRecord | None = None  # the configuration it repeats
+        self.chosen = "none"  # what the other trials learn
+
+    def queue(self, records: list[TrialRecord], queue: list[dict[str, Any]]) -> None:
+        """Queue the best configuration on the log scale, once."""
+        if not self.applies or self.base is not None or not records:
+            return
+        self.base = records[0]
+        self.pending = dict(self.base.params)
+        self.pending.pop(self.name, None)
+        queue.insert(0, self.pending)
+
+    def enqueue_attrs(self, params: dict[str, Any]) -> dict[str, Any] | None:
+        """Return the user attributes that mark ``params`` as the queued trial, or None.
+
+        The queued parameters equal those of the trial they repeat, so they are
+        enqueued with this mark (and without Optuna's check for equal trials).
+        """
+        return {self.name: "log"} if params is self.pending else None
+
+    def transform(self, number: int, user_attrs: dict[str, Any]) -> str:
+        """Return what trial ``number``, asked with ``user_attrs``, learns."""
+        if self.pending is not None and user_attrs.get(self.name) == "log":
+            self.pending, self.number = None, number
+            return "log"
+        return self.chosen
+
+    def told(self, number: int, record: TrialRecord | None) -> None:
+        """Choose what the later trials learn, from the queued trial's score."""
+        if number != self.number or self.base is None:
+            return
+        share = 0.0
+        if record is not None and record.oof is not None and self.base.oof is not None:
+            share = paired_win_share(
+                self.y, self.base.oof, record.oof, self.scorer, task=self.task
+            )
+        self.chosen = "log" if share >= LOG_CONFIDENCE else "none"
+        logger.info(
+            "log target %s: %.5g on the target, %s on its log (higher in %.0f%% of "
+            "resamples)",
+            "chosen" if self.chosen == "log" else "not chosen",
+            self.base.score,
+            "not scored" if record is None else f"{record.score:.5g}",
+            100 * share,
+        )
