@@ -258,7 +258,8 @@ class AutoResult:
             True targets (user labels for classification). A regression
             target written as text or held as ``decimal.Decimal`` objects is
             read as :func:`~autocat.auto_fit` read it ("100,235", "$1,234.50",
-            "94,71" with a decimal comma).
+            "94,71" with a decimal comma), and so are class labels written as
+            numbers ("1" to "5", as a CSV file holds them).
 
         Returns
         -------
@@ -277,6 +278,16 @@ class AutoResult:
                     f"{self.target_!r}: pass the true values as numbers."
                 )
             y = numbers
+        elif (
+            self.classes_ is not None
+            and np.asarray(self.classes_).dtype.kind in "biuf"
+            and y.dtype.kind in "OUST"
+        ):
+            # class labels written as numbers ("1" to "5", as a CSV gives them):
+            # auto_fit read them as numbers, so the classes are numbers
+            numbers = as_numbers(np.asarray(y, dtype=object))
+            if numbers is not None:
+                y = numbers
         if self.classes_ is not None:
             # classes_ is not sorted when pos_label made the first label positive
             codes = pd.Index(self.classes_).get_indexer(y)

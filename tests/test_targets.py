@@ -335,3 +335,20 @@ def test_unseen_integer_labels_suggest_a_regression():
     named = auto_fit(labelled, "band", n_trials=1, cv=2, show_progress=False)
     with pytest.raises(ValueError, match=r"known: \['high', 'low'\]\.$"):
         named.score(labelled.head(2), ["high", "medium"])
+
+
+def test_score_reads_class_labels_written_as_numbers_as_auto_fit_did():
+    # A CSV gives integer labels as text ("1" to "3"): auto_fit reads them as
+    # numbers, so the classes are numbers, and score takes the same column.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=90)
+    rate = np.clip(np.round(2 + x), 1, 3).astype(int).astype(str).astype(object)
+    df = pd.DataFrame({"x": x, "rate": rate})
+    result = auto_fit(df, "rate", n_trials=1, cv=2, show_progress=False)
+    assert result.task_ == "multiclass"
+    assert result.classes_.tolist() == [1, 2, 3]
+    assert result.score(df, df["rate"]) == pytest.approx(
+        result.score(df, rate.astype(int))
+    )
+    with pytest.raises(ValueError, match=r"seen in auto_fit: \[9\]"):
+        result.score(df.head(2), np.array(["9", "2"], dtype=object))
