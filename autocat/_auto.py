@@ -30,7 +30,12 @@ from autocat._final import (
 from autocat._recipe import TASKS, Recipe, in_own_thread
 from autocat._result import AutoResult
 from autocat._search_space import default_params, portfolio
-from autocat._target import check_not_dates, infer_task, split_target
+from autocat._target import (
+    check_not_dates,
+    infer_task,
+    split_target,
+    tokens_as_missing,
+)
 from autocat._trials import EncodingCache
 from autocat._tuning import TuneOutcome, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
@@ -356,8 +361,10 @@ def auto_fit(
     target : str, other column label, or array-like of shape (n_samples,)
         The name of the target column of ``df`` (any scalar label, e.g. ``0``
         for a table read with ``header=None``), or the target itself. Numbers
-        written as text ("$1,234.50") are read as numbers; dates and durations
-        are refused (convert them to numbers first).
+        written as text ("$1,234.50") are read as numbers; when they make a
+        regression, a few stray tokens among them ("unknown", as for features)
+        are read as missing, so their rows are dropped, with a warning. Dates
+        and durations are refused (convert them to numbers first).
     task : {'auto', 'regression', 'binary', 'multiclass'}, default='auto'
         ``'auto'`` infers it: numeric targets with many values are regression,
         two values binary, strings and small integer sets multiclass.
@@ -467,6 +474,7 @@ def auto_fit(
         n_trials = DEFAULT_N_TRIALS
     check_column_names(getattr(df, "columns", ()))
     X, y_raw, target_name = split_target(df, target)
+    y_raw = tokens_as_missing(y_raw, target_name, task)
     check_specific(specific_transformers, [str(c) for c in X.columns])
     missing = pd.isna(y_raw)
     if missing.any():

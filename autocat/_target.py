@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import logging
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from autocat._column_kinds import as_numbers
+from autocat._column_kinds import as_numbers, leading_zero_code, number_tokens
 from autocat._dataframe import is_pandas, is_polars, series_values, to_pandas
-from autocat._parsing import detect_date_format
+from autocat._parsing import detect_date_format, is_missing, parse_numbers
 
-__all__ = ["check_not_dates", "infer_task", "numbers_if_text", "split_target"]
+__all__ = [
+    "check_not_dates",
+    "infer_task",
+    "numbers_if_text",
+    "split_target",
+    "tokens_as_missing",
+]
+
+logger = logging.getLogger("autocat")
 
 # An integer target with at most this many distinct values is a class label.
 _MAX_INTEGER_CLASSES = 20
@@ -132,3 +141,46 @@ def numbers_if_text(y: np.ndarray) -> np.ndarray:
     """Read a target of numbers written as text ("100,235", "$1,234.50") as numbers."""
     numbers = as_numbers(y)
     return y if numbers is None else numbers
+
+
+def tokens_as_missing(y: np.ndarray, name: str, task: str) -> np.ndarray:
+    """Read a target of numbers with a few stray tokens ("unknown") as numbers.
+
+    The rule is the features' (see :func:`~autocat._column_kinds.number_tokens`):
+    at most 5 distinct non-numeric strings, at most 10% of the distinct values.
+    The tokens become missing, so their rows are dropped, and a warning names
+    them, when the numbers make a regression: ``task='regression'``, or
+    ``'auto'`` and :func:`infer_task` infers one from the numbers. Otherwise
+    (another task, text that is not numbers, codes with leading zeros, or
+    integer labels with a token, such as places "1" to "20" and "DNF") ``y`` is
+    returned as it is, and each distinct value is a class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._target import tokens_as_missing
+    >>> prices = np.array([f"${v}.50" for v in range(40)] + ["unknown"], dtype=object)
+    >>> tokens_as_missing(prices, "price", "auto")[-3:].tolist()
+    [38.5, 39.5, nan]
+    >>> places = np.array([str(v) for v in range(1, 21)] + ["DNF"], dtype=object)
+    >>> tokens_as_missing(places, "place", "auto")[-1]
+    'DNF'
+    """
+    if task not in ("auto", "regression") or y.dtype.kind not in "OUST":
+        return y
+    uniques = pd.unique(np.asarray(y, dtype=object))
+    uniques = np.asarray([v for v in uniques if not is_missing(v)], dtype=object)
+    tokens = number_tokens(uniques) if len(uniques) else None
+    if not tokens or leading_zero_code(uniques) is not None:
+        return y
+    numbers, _ = parse_numbers(np.asarray(y, dtype=object))
+    if task == "auto" and infer_task(numbers[~np.isnan(numbers)])[0] != "regression":
+        return y
+    logger.warning(
+        "target %r holds numbers and %d row(s) of non-numeric value(s) %s: "
+        "they are read as missing (pass task='multiclass' to keep them as classes)",
+        name,
+        int(np.isin(y, np.asarray(tokens, dtype=object)).sum()),
+        ", ".join(repr(t) for t in tokens),
+    )
+    return numbers

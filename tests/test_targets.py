@@ -9,6 +9,7 @@ from sklearn.model_selection import KFold, PredefinedSplit
 from autocat import Recipe, auto_fit
 from autocat._auto import _encode_target, make_splits
 from autocat._ensemble import fold_scorer
+from autocat._target import tokens_as_missing
 from autocat._trials import inner_split
 
 
@@ -352,3 +353,31 @@ def test_score_reads_class_labels_written_as_numbers_as_auto_fit_did():
     )
     with pytest.raises(ValueError, match=r"seen in auto_fit: \[9\]"):
         result.score(df.head(2), np.array(["9", "2"], dtype=object))
+
+
+def test_a_few_stray_tokens_in_a_numeric_target_are_read_as_missing(caplog):
+    # Money with "unknown" on a few rows: without the rule, the target was text,
+    # every amount a class of one row (an error here; with two repeated tokens,
+    # a classification of hundreds of classes, far over its time budget).
+    rng = np.random.default_rng(0)
+    x = rng.normal(100, 20, 44)
+    price = np.array([f"${v:,.2f}" for v in 20 * x], dtype=object)
+    price[:4] = "unknown"
+    df = pd.DataFrame({"x": x, "price": price})
+    with caplog.at_level("WARNING", logger="autocat"):
+        result = auto_fit(df, "price", n_trials=1, cv=2, show_progress=False)
+    assert result.task_ == "regression"
+    assert "4 row(s) of non-numeric value(s) 'unknown'" in caplog.text
+    assert "dropping 4 rows whose target is missing" in caplog.text
+    assert result.n_rows_ == 40
+    # Told that they are classes, auto_fit keeps every value as a class.
+    assert tokens_as_missing(price, "price", "multiclass") is price
+
+
+def test_integer_labels_with_a_token_stay_classes():
+    places = np.array([str(v) for v in range(1, 21)] * 2 + ["DNF"] * 3, dtype=object)
+    assert tokens_as_missing(places, "place", "auto") is places
+    codes = np.array([f"0{v}" for v in range(10, 60)] + ["unknown"], dtype=object)
+    assert tokens_as_missing(codes, "zip", "auto") is codes
+    read = tokens_as_missing(places, "place", "regression")
+    assert np.isnan(read[-3:]).all() and read[:3].tolist() == [1.0, 2.0, 3.0]
