@@ -39,6 +39,7 @@ from autocat._target import (
 from autocat._trials import EncodingCache
 from autocat._tuning import TuneOutcome, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
+from autocat._vectorizer_columns import warn_once_per_column
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -317,6 +318,7 @@ def _fingerprint(
     }
 
 
+@warn_once_per_column()
 def auto_fit(
     df: Any,
     target: Any,

@@ -9,10 +9,13 @@ read its distinct values as the kind says (:func:`convert_values`), encode them
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import sys
+import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -38,6 +41,9 @@ from autocat._dataframe import (
 from autocat._datetime import DatetimeEncoder
 from autocat._minhash import MinHashEncoder
 from autocat._text import TextEncoder
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 #: Joins, in a column's reason, why the rules would drop it and how it is
 #: encoded instead, when every column would be dropped (``TableVectorizer``
@@ -196,6 +202,43 @@ def warn_unread(state: Column, uniques: np.ndarray, ok: np.ndarray, what: str) -
     )
 
 
+# The columns already warned about in a warn_once_per_column scope, and the lock
+# that the threads of a search share to read and add to them.
+_WARNED: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar(
+    "autocat_warned_columns", default=None
+)
+_WARNED_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def warn_once_per_column() -> Iterator[None]:
+    """Warn about each suspicious column once in this scope, not at every fit.
+
+    :func:`~autocat.auto_fit` fits vectorizers with ``y`` on every fold of every
+    trial, on the rescue recipe's sample and on all rows: without the scope, a
+    column that leaks the target is reported by each fit, each time with a
+    slightly different score. Pools that run work for the scope must copy the
+    context (:func:`contextvars.copy_context`), as for a time budget.
+    """
+    token = _WARNED.set(set())
+    try:
+        yield
+    finally:
+        _WARNED.reset(token)
+
+
+def _first_warning(name: str) -> bool:
+    """Whether a warning about column ``name`` is the first of its scope."""
+    warned = _WARNED.get()
+    if warned is None:
+        return True
+    with _WARNED_LOCK:
+        if name in warned:
+            return False
+        warned.add(name)
+        return True
+
+
 def warn_suspicious(
     columns: list[Column], encoded: list[Encoded], y: Any, n: int
 ) -> None:
@@ -209,6 +252,8 @@ def warn_suspicious(
         for state, piece in zip(columns, encoded, strict=True)
     }
     for name, score in suspicious_columns(values, y[rows]).items():
+        if not _first_warning(name):
+            continue
         warnings.warn(
             f"Column {name!r} predicts the target almost perfectly on its own "
             f"(neighbour score {score:.3f}, 1 is perfect; see TableVectorizer's "

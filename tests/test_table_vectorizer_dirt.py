@@ -313,6 +313,25 @@ def test_warning_for_a_column_that_predicts_the_target_alone():
         TableVectorizer().fit(frame.head(40), y[:40])  # too few rows to judge
 
 
+def test_auto_fit_warns_once_about_a_leaking_column():
+    # auto_fit fits a vectorizer with y on every fold of every trial and on all
+    # rows: each fit used to warn again, with a slightly different score.
+    from autocat import auto_fit
+
+    rng = np.random.default_rng(0)
+    n = 300
+    y = rng.normal(size=n)
+    frame = pd.DataFrame({"x": rng.normal(size=n), "y_copy": (y * 100).round(2)})
+    frame["y"] = y
+    with pytest.warns(SuspiciousColumnWarning) as caught:
+        auto_fit(frame, "y", n_trials=2, cv=3, n_jobs=1, show_progress=False)
+    assert [str(w.message).split("'")[1] for w in caught] == ["y_copy"]
+    # outside auto_fit, every fit warns, as before
+    for _ in range(2):
+        with pytest.warns(SuspiciousColumnWarning, match="'y_copy'"):
+            TableVectorizer().fit(frame.drop(columns="y"), y)
+
+
 @pytest.mark.parametrize(
     "cells",
     [
