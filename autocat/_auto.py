@@ -35,6 +35,7 @@ from autocat._target import (
     infer_task,
     split_target,
     tokens_as_missing,
+    whole_numbers,
 )
 from autocat._trials import EncodingCache
 from autocat._tuning import TuneOutcome, resolve_threads, tune
@@ -482,7 +483,7 @@ def auto_fit(
     if missing.any():
         logger.warning("dropping %d rows whose target is missing", int(missing.sum()))
         X = X.loc[~missing].reset_index(drop=True)
-        y_raw = y_raw[~missing]
+        y_raw = whole_numbers(y_raw[~missing])
     if len(y_raw) < 4:
         raise ValueError(
             f"auto_fit needs at least 4 rows with a target, got {len(y_raw)}."

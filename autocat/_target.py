@@ -20,6 +20,7 @@ __all__ = [
     "numbers_if_text",
     "split_target",
     "tokens_as_missing",
+    "whole_numbers",
 ]
 
 logger = logging.getLogger("autocat")
@@ -184,3 +185,26 @@ def tokens_as_missing(y: np.ndarray, name: str, task: str) -> np.ndarray:
         ", ".join(repr(t) for t in tokens),
     )
     return numbers
+
+
+def whole_numbers(y: np.ndarray) -> np.ndarray:
+    """Return a target of whole numbers as int64, once its missing values are gone.
+
+    A column of integers with missing values is held as floats (a CSV column
+    with empty cells, a nullable ``Int64`` column with ``pd.NA``); without its
+    missing rows, its classes are the integers the user wrote, not ``4.0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._target import whole_numbers
+    >>> whole_numbers(np.array([1.0, 5.0, 3.0])).tolist()
+    [1, 5, 3]
+    >>> whole_numbers(np.array([1.5, 2.0])).tolist()
+    [1.5, 2.0]
+    """
+    if y.dtype.kind != "f" or not len(y) or not np.isfinite(y).all():
+        return y
+    if (np.mod(y, 1) != 0).any() or np.abs(y).max() > 2**53:
+        return y
+    return y.astype(np.int64)

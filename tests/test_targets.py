@@ -381,3 +381,22 @@ def test_integer_labels_with_a_token_stay_classes():
     assert tokens_as_missing(codes, "zip", "auto") is codes
     read = tokens_as_missing(places, "place", "regression")
     assert np.isnan(read[-3:]).all() and read[:3].tolist() == [1.0, 2.0, 3.0]
+
+
+def test_integer_classes_with_missing_values_stay_integers():
+    # A CSV column of integers with empty cells is read as floats: once its
+    # missing rows are dropped, its classes are the integers written, not 2.0.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=90)
+    rate = np.clip(np.round(2 + x), 1, 3)
+    rate[:3] = np.nan
+    df = pd.DataFrame({"x": x, "rate": rate})
+    result = auto_fit(df, "rate", n_trials=1, cv=2, show_progress=False)
+    assert result.task_ == "multiclass"
+    assert result.classes_.dtype.kind == "i"
+    assert result.classes_.tolist() == [1, 2, 3]
+    assert result.predict(df.head(5)).dtype.kind == "i"
+    nullable = df.assign(rate=df["rate"].astype("Int64"))
+    assert auto_fit(
+        nullable, "rate", n_trials=1, cv=2, show_progress=False
+    ).classes_.tolist() == [1, 2, 3]
