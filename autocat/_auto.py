@@ -363,11 +363,13 @@ def auto_fit(
         The table.
     target : str, other column label, or array-like of shape (n_samples,)
         The name of the target column of ``df`` (any scalar label, e.g. ``0``
-        for a table read with ``header=None``), or the target itself. Numbers
-        written as text ("$1,234.50") are read as numbers; when they make a
-        regression, a few stray tokens among them ("unknown", as for features)
-        are read as missing, so their rows are dropped, with a warning. Dates
-        and durations are refused (convert them to numbers first).
+        for a table read with ``header=None``), or the target itself, read by
+        position (a Series whose index holds ``df``'s labels in another order
+        is refused: align it first). Numbers written as text ("$1,234.50") are
+        read as numbers; when they make a regression, a few stray tokens among
+        them ("unknown", as for features) are read as missing, so their rows
+        are dropped, with a warning. Dates and durations are refused (convert
+        them to numbers first).
     task : {'auto', 'regression', 'binary', 'multiclass'}, default='auto'
         ``'auto'`` infers it: numeric targets with many values are regression,
         two values binary, strings and small integer sets multiclass.

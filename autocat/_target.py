@@ -93,6 +93,23 @@ def split_target(df: Any, target: Any) -> tuple[pd.DataFrame, np.ndarray, str]:
             )
         y = numbers_if_text(X[target].to_numpy())
         return X.drop(columns=[target]), y, str(target)
+    if (
+        isinstance(target, pd.Series)
+        and is_pandas(df)
+        and not target.index.equals(df.index)
+        and len(target) == len(df)
+        and df.index.is_unique
+        and target.index.is_unique
+        and bool(target.index.isin(df.index).all())
+    ):
+        # the same labels in another order: read by position, every row would
+        # get another row's target
+        raise ValueError(
+            "target is a Series whose index holds df's row labels in another "
+            "order (was df or target sorted or shuffled after the split?), and "
+            "auto_fit reads the target by position. Align it first: "
+            "target.reindex(df.index)."
+        )
     y = series_values(target)
     if y.ndim != 1:
         raise ValueError(

@@ -400,3 +400,16 @@ def test_integer_classes_with_missing_values_stay_integers():
     assert auto_fit(
         nullable, "rate", n_trials=1, cv=2, show_progress=False
     ).classes_.tolist() == [1, 2, 3]
+
+
+def test_a_target_series_in_another_row_order_is_a_clear_error():
+    # y popped from a table that was shuffled afterwards: read by position,
+    # every row would get another row's target.
+    df = _binary(40)
+    y = df.pop("paid")
+    with pytest.raises(ValueError, match=r"another order.*reindex\(df\.index\)"):
+        auto_fit(df.sample(frac=1, random_state=0), y, n_trials=1)
+    # the same order, or other labels (a reset index), read by position as before
+    result = auto_fit(df, y, n_trials=1, cv=2, show_progress=False)
+    assert result.predict(df).shape == (40,)
+    auto_fit(df.set_index(df.index + 100), y, n_trials=1, cv=2, show_progress=False)
