@@ -500,6 +500,26 @@ def test_fit_help_lists_the_options_that_messages_point_to(capsys):
         assert option in out, option
 
 
+def test_predict_scores_a_target_with_stray_tokens_as_fit_read_it(capsys, tmp_path):
+    # Amounts with "unknown" on a few rows: fit reads the tokens as missing;
+    # predict leaves those rows unscored instead of refusing to score any.
+    rng = np.random.default_rng(0)
+    price = rng.normal(100, 20, 80)
+    total = [f"${v:,.2f}" for v in 30 * price + rng.normal(0, 100, 80)]
+    total[:3] = ["unknown"] * 3
+    table = pd.DataFrame({"price": price.round(2), "total": total})
+    path, model = tmp_path / "totals.csv", tmp_path / "totals.autocat"
+    table.to_csv(path, index=False)
+    code, _, err = run(capsys, "fit", str(path), "--target", "total", "--n-trials",
+                       "1", "--cv", "2", "-q", "--out", str(model))  # fmt: skip
+    assert code == 0, err
+    code, out, err = run(capsys, "predict", str(model), str(path))
+    assert out.startswith("total_predicted")
+    assert code == 0, err
+    assert "could not score" not in err
+    assert "on its 77 labelled rows" in err
+
+
 def test_predict_scores_a_target_written_with_decimal_commas(capsys, tmp_path):
     # A ';'-separated European file: the target reads "196,17". fit reads it as
     # numbers; predict must read the labelled rows the same way to score them.
