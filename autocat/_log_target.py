@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from xgboost import XGBRegressor
 
-from autocat._selection import paired_win_share
+from autocat._selection import trial_win_share
 
 if TYPE_CHECKING:
     from autocat._trials import TrialRecord
@@ -255,11 +255,7 @@ class LogTargetTrial:
         """Choose what the later trials learn, from the queued trial's score."""
         if number != self.number or self.base is None:
             return
-        share = 0.0
-        if record is not None and record.oof is not None and self.base.oof is not None:
-            share = paired_win_share(
-                self.y, self.base.oof, record.oof, self.scorer, task=self.task
-            )
+        share = trial_win_share(self.y, self.base, record, self.scorer, task=self.task)
         self.chosen = "log" if share >= LOG_CONFIDENCE else "none"
         logger.info(
             "log target %s: %.5g on the target, %s on its log (higher in %.0f%% of "

@@ -21,6 +21,7 @@ __all__ = [
     "paired_win_share",
     "select_weights",
     "selection_groups",
+    "trial_win_share",
 ]
 
 # Groups of validation rows for the cross-validated score of a selection on a
@@ -218,3 +219,16 @@ def paired_win_share(
             )
             wins += bool(other_score > base_score)
     return wins / n_resamples
+
+
+def trial_win_share(
+    y: np.ndarray, base: Any, other: Any | None, scorer: Any, *, task: str
+) -> float:
+    """Return :func:`paired_win_share` of two trials' out-of-fold predictions.
+
+    ``base`` and ``other`` are trial records (``.oof``); a trial that was cut,
+    or has no predictions, wins no resample: the share is 0.
+    """
+    if other is None or other.oof is None or base.oof is None:
+        return 0.0
+    return paired_win_share(y, base.oof, other.oof, scorer, task=task)

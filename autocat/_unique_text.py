@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from autocat._selection import paired_win_share
+from autocat._selection import trial_win_share
 
 if TYPE_CHECKING:
     import numpy as np
@@ -89,11 +89,7 @@ class UniqueTextTrial:
         """Give the queued configurations the choice that scored higher."""
         if number != self.number or self.base is None:
             return
-        share = 0.0
-        if record is not None and record.oof is not None and self.base.oof is not None:
-            share = paired_win_share(
-                self.y, self.base.oof, record.oof, self.scorer, task=self.task
-            )
+        share = trial_win_share(self.y, self.base, record, self.scorer, task=self.task)
         drop = share >= DROP_CONFIDENCE
         for params in queue:
             params[self.name] = drop
