@@ -706,7 +706,7 @@ def _refit(
     record: TrialRecord, training: TrainingRows, budget: Budget
 ) -> Pipeline | None:
     """Refit a trial on all rows; ``None`` if the budget cut it."""
-    recipe = training.recipe(record.params)
+    recipe = training.recipe(record.recipe_params)
     guard = BudgetCallback(budget)
     try:
         with budget_scope(budget):
@@ -738,7 +738,7 @@ def _fold_models(
     The vectorizers the search kept are used as they are; the others are fitted
     again on their fold's training rows (the same encoding: it is deterministic).
     """
-    recipe = training.recipe(record.params)
+    recipe = training.recipe(record.recipe_params)
     pipelines = []
     kept = list(record.vectorizers) + [None] * len(splits)
     for (train, _), model, vectorizer in zip(splits, record.models, kept, strict=False):

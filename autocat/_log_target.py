@@ -212,6 +212,9 @@ class LogTargetTrial:
     once, and each trial's ``target_transform`` user attribute says which it
     learnt. On other targets nothing changes.
 
+    ``mode`` is ``auto_fit``'s ``target_transform``: ``'auto'`` measures,
+    ``'log'`` has every trial learn the log, ``'none'`` none.
+
     :func:`~autocat._tuning.tune` calls :meth:`queue` after each batch,
     :meth:`enqueue_attrs` when enqueuing, :meth:`transform` for each trial
     asked, and :meth:`told` for each trial told.
@@ -219,13 +222,16 @@ class LogTargetTrial:
 
     name = "target_transform"
 
-    def __init__(self, y: np.ndarray, scorer: Any, task: str) -> None:
+    def __init__(
+        self, y: np.ndarray, scorer: Any, task: str, mode: str = "auto"
+    ) -> None:
         self.y, self.scorer, self.task = y, scorer, task
-        self.applies = log_target_applies(y, task)
+        self.applies = mode == "auto" and log_target_applies(y, task)
         self.pending: dict[str, Any] | None = None  # queued, not asked yet
         self.number: int | None = None  # the trial that runs it
         self.base: TrialRecord | None = None  # the configuration it repeats
-        self.chosen = "none"  # what the other trials learn
+        # what the other trials learn
+        self.chosen = "log" if mode == "log" and task == "regression" else "none"
 
     def queue(self, records: list[TrialRecord], queue: list[dict[str, Any]]) -> None:
         """Queue the best configuration on the log scale, once."""
@@ -233,7 +239,6 @@ class LogTargetTrial:
             return
         self.base = records[0]
         self.pending = dict(self.base.params)
-        self.pending.pop(self.name, None)
         queue.insert(0, self.pending)
 
     def enqueue_attrs(self, params: dict[str, Any]) -> dict[str, Any] | None:
@@ -244,11 +249,23 @@ class LogTargetTrial:
         """
         return {self.name: "log"} if params is self.pending else None
 
-    def transform(self, number: int, user_attrs: dict[str, Any]) -> str:
-        """Return what trial ``number``, asked with ``user_attrs``, learns."""
-        if self.pending is not None and user_attrs.get(self.name) == "log":
-            self.pending, self.number = None, number
+    def transform(
+        self,
+        number: int,
+        user_attrs: dict[str, Any],
+        repeats: TrialRecord | None = None,
+    ) -> str:
+        """Return what trial ``number``, asked with ``user_attrs``, learns.
+
+        A trial that ``repeats`` another (to measure something else) learns
+        what that one learnt.
+        """
+        if user_attrs.get(self.name) == "log":  # enqueued as the log trial
+            if self.pending is not None:  # (in a shared study, maybe another's)
+                self.pending, self.number = None, number
             return "log"
+        if repeats is not None:
+            return repeats.target_transform
         return self.chosen
 
     def told(self, number: int, record: TrialRecord | None) -> None:

@@ -346,6 +346,9 @@ class TrialRecord:
         The fitted vectorizer in front of each fold model, or ``None`` where
         there is none (columns cut from a wider min-hash encoding) or where it
         was released (only the best trials keep theirs, see :meth:`release`).
+    target_transform : {'none', 'log'}
+        What XGBoost learnt: the target, or its log (see
+        :mod:`autocat._log_target`); not one of the sampler's ``params``.
     """
 
     number: int
@@ -360,6 +363,14 @@ class TrialRecord:
     threads: int = 1
     nested_savings: list[float] = field(default_factory=list)
     vectorizers: list[Any] = field(default_factory=list)
+    target_transform: str = "none"
+
+    @property
+    def recipe_params(self) -> dict[str, Any]:
+        """``params`` plus the target transform, as ``Recipe`` takes them."""
+        if self.target_transform == "none":
+            return self.params
+        return {**self.params, "target_transform": self.target_transform}
 
     def release(self) -> None:
         """Forget the fitted vectorizers (memory); fold models refit them."""
@@ -597,26 +608,37 @@ class TrialRunner:
         trial: optuna.Trial | None,
         params: dict[str, Any],
         threads: int | None = None,
+        target_transform: str = "none",
     ) -> TrialRecord:
         """Score ``params`` on every fold; raise BudgetExhausted if cut.
 
         ``threads`` (default: the search's per-trial threads) is what the trial's
         encoders and XGBoost use, e.g. all of them for a trial that runs alone on
-        a large table.
+        a large table. ``target_transform`` is what XGBoost learns (the target,
+        or its log).
         """
         threads = self.xgb_threads if threads is None else threads
         # XGBoost sizes some parallel regions by its global thread count (every
         # core by default), not by the model's n_jobs: capped here, a trial of
         # one thread starts no OpenMP team (see ``xgboost_threads``).
         with xgboost_threads(threads):
-            return self._run(trial, params, threads)
+            return self._run(trial, params, threads, target_transform)
 
     def _run(
-        self, trial: optuna.Trial | None, params: dict[str, Any], threads: int
+        self,
+        trial: optuna.Trial | None,
+        params: dict[str, Any],
+        threads: int,
+        target_transform: str,
     ) -> TrialRecord:
         number = -1 if trial is None else trial.number
-        record = TrialRecord(number=number, params=dict(params), threads=threads)
-        recipe = self.recipe(params, threads)
+        record = TrialRecord(
+            number=number,
+            params=dict(params),
+            threads=threads,
+            target_transform=target_transform,
+        )
+        recipe = self.recipe(record.recipe_params, threads)
         fold = 0
         while fold < self.n_folds:
             if self.budget.exhausted():

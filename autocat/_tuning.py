@@ -455,6 +455,7 @@ def tune(
     specific_transformers: dict[str, Any] | None = None,
     first_result_by: float | None = None,
     progress_label: str = "autocat",
+    target_transform: str = "none",
 ) -> TuneOutcome:
     """Run the search and return its outcome.
 
@@ -513,6 +514,9 @@ def tune(
         finishes, the search runs to ``deadline`` again.
     progress_label : str, default='autocat'
         The progress bar's label (a resumed search says so).
+    target_transform : {'none', 'auto', 'log'}, default='none'
+        What a regression's trials learn: the target, its log, or (``'auto'``)
+        the log when one trial measures it better (:class:`LogTargetTrial`).
 
     Returns
     -------
@@ -532,7 +536,7 @@ def tune(
     # search leaves no queued trials behind; a shared study skips those run.
     queue = [dict(params) for params in (portfolio or (default_params("minhash"),))]
     unique_text = UniqueTextTrial(cache, y, scorer, task)
-    log_target = LogTargetTrial(y, scorer, task)
+    log_target = LogTargetTrial(y, scorer, task, target_transform)
 
     budget = Budget(deadline)
     if deadline is not None and first_result_by is not None:
@@ -556,9 +560,11 @@ def tune(
         search.switch = (parallel, float(time_budget))
     waiting_for_first = budget.deadline != deadline
 
-    def run(trial: optuna.Trial, params: dict[str, Any], threads: int) -> TrialRecord:
+    def run(
+        trial: optuna.Trial, params: dict[str, Any], threads: int, transform: str
+    ) -> TrialRecord:
         nonlocal waiting_for_first
-        record = search.run(trial, params, threads)
+        record = search.run(trial, params, threads, transform)
         if waiting_for_first:
             # The first finished trial: those in flight may run to the deadline
             # (less the final model's reserve, set after their batch).
@@ -604,17 +610,25 @@ def tune(
                     trials.append(study.ask())
                 skip = unique_text.skip()
                 suggested = [suggest_params(trial, skip=skip) for trial in trials]
+            transforms = []
             for trial, params in zip(trials, suggested, strict=True):
                 unique_text.asked(trial.number, params)
-                transform = log_target.transform(trial.number, trial.user_attrs)
+                # a trial that repeats another to measure something keeps the
+                # target transform of the trial it repeats
+                repeats = (
+                    unique_text.base if unique_text.number == trial.number else None
+                )
+                transform = log_target.transform(
+                    trial.number, trial.user_attrs, repeats
+                )
                 if transform != "none":
-                    params[log_target.name] = transform
                     trial.set_user_attr(log_target.name, transform)
+                transforms.append(transform)
             asked += size
             context = contextvars.copy_context()
             futures = [
-                pool.submit(_run_in, context.copy(), run, trial, p, threads)
-                for trial, p in zip(trials, suggested, strict=True)
+                pool.submit(_run_in, context.copy(), run, trial, p, threads, t)
+                for trial, p, t in zip(trials, suggested, transforms, strict=True)
             ]
             try:
                 outcomes = [future.result() for future in futures]

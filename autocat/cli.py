@@ -102,6 +102,7 @@ def _fit_and_write(
                 n_jobs=getattr(args, "n_jobs", 1),
                 show_progress=args.verbosity >= 0,
                 specific_transformers=_column_choices(args, frame, exclude=target),
+                target_transform=getattr(args, "target_transform", "none"),
             )
     except (ValueError, TypeError, RuntimeError) as exc:
         # auto_fit's messages name its keyword arguments: name the options instead
@@ -138,6 +139,7 @@ _OPTIONS = {
     "metric": "--metric",
     "task": "--task",
     "cv": "--cv",
+    "target_transform": "--target-transform",
 }
 _KEYWORD = re.compile(
     r"\b(" + "|".join(_OPTIONS) + r")=(?:'([^']*)'|([^\s,;)]*[^\s,;).]))?"
@@ -637,6 +639,10 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--n-jobs", type=_n_jobs, default=1, metavar="N",
         help="threads: trials run side by side (default: 1; -1: all cores)",
+    )  # fmt: skip
+    fit.add_argument(
+        "--target-transform", choices=("none", "auto", "log"), default="none",
+        help="regression: learn log(1 + target) ('log'), or measure it ('auto')",
     )  # fmt: skip
     _column_option(fit)
     fit.set_defaults(handler=_cmd_fit)

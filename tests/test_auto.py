@@ -595,7 +595,7 @@ def test_a_search_with_no_finished_trial_leaves_a_third_to_the_rescue(monkeypatc
 
     gave_up = []
 
-    def never_finishes(self, trial, params, threads=None):
+    def never_finishes(self, trial, params, threads=None, target_transform="none"):
         while not self.budget.exhausted():
             time.sleep(0.01)
         gave_up.append(time.monotonic())

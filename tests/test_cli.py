@@ -542,3 +542,27 @@ def test_predict_scores_a_target_written_with_decimal_commas(capsys, tmp_path):
     assert out.startswith("total_predicted") and "could not score" not in err
     r2 = float(err.split("r2 = ")[1].split()[0])
     assert r2 > 0.5  # the price plus noise: a model that reads the target scores
+
+
+def test_fit_target_transform_log_learns_the_log_and_says_errors_in_cli_words(
+    capsys, tmp_path
+):
+    from autocat import load
+    from autocat._log_target import LogTargetRegressor
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"job": rng.choice(["nurse", "clerk", "officer"], 80),
+                          "years": rng.integers(0, 30, 80)})  # fmt: skip
+    frame["pay"] = np.exp(frame["years"] / 10 + rng.normal(0, 0.2, 80))
+    data, model = tmp_path / "pay.csv", tmp_path / "pay.autocat"
+    frame.to_csv(data, index=False)
+    code, _, err = run(capsys, "fit", str(data), "--target", "pay", "--n-trials", "1",
+                       "--cv", "2", "-q", "--target-transform", "log",
+                       "--out", str(model))  # fmt: skip
+    assert code == 0, err
+    assert type(load(model).pipeline_[-1]) is LogTargetRegressor
+    frame.assign(pay=frame["pay"] - 2).to_csv(data, index=False)
+    code, _, err = run(capsys, "fit", str(data), "--target", "pay", "--n-trials", "1",
+                       "-q", "--target-transform", "log")  # fmt: skip
+    assert code == 1
+    assert_one_line_error(err, "--target-transform log needs a target of finite")

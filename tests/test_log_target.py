@@ -189,6 +189,10 @@ def test_the_log_target_is_chosen_only_when_it_wins_beyond_the_noise(
     measure.told(6, pair)
     assert measure.chosen == chosen
     assert measure.transform(7, {}) == chosen
+    # a trial repeating another (the near-unique text pair) learns what it learnt
+    for learnt in ("none", "log"):
+        repeated = TrialRecord(number=2, params={}, target_transform=learnt)
+        assert measure.transform(8, {}, repeats=repeated) == learnt
     assert LOG_CONFIDENCE == 0.95
 
 
@@ -237,7 +241,7 @@ def _table(n: int = 500, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
     return X, y.to_numpy()
 
 
-def _search(X, y, n_trials):
+def _search(X, y, n_trials, mode="auto"):
     portfolio = [
         {**default_params("minhash"), "max_depth": 2 + i % 4, "learning_rate": lr}
         for i, lr in enumerate(np.linspace(0.05, 0.4, n_trials).round(3).tolist())
@@ -252,6 +256,7 @@ def _search(X, y, n_trials):
         time_budget=None,
         deadline=None,
         portfolio=portfolio,
+        target_transform=mode,
     )
 
 
@@ -273,6 +278,11 @@ def test_the_search_measures_a_log_target_once_and_follows_it():
     # next batch follows
     assert pair.value > best.value + 0.02
     assert trials[-1].user_attrs["target_transform"] == "log"
+    # the record holds it beside the sampler's parameters, not among them
+    record = next(r for r in outcome.records if r.number == pair.number)
+    assert record.target_transform == "log" and record.params == pair.params
+    assert record.recipe_params == {**pair.params, "target_transform": "log"}
+    assert type(record.models[0]) is LogTargetRegressor
     board = leaderboard(outcome.study)
     assert set(board["target_transform"]) == {"none", "log"}
     assert (board.set_index("trial").loc[pair.number, "target_transform"]) == "log"
@@ -290,7 +300,13 @@ def test_auto_fit_on_a_skewed_target_refits_with_the_folds_smearing():
     train, test = slice(0, 600), slice(600, 800)
     frame = X.iloc[train].assign(pay=y[train])
     result = autocat.auto_fit(
-        frame, "pay", n_trials=12, cv=3, ensemble=False, show_progress=False
+        frame,
+        "pay",
+        n_trials=12,
+        cv=3,
+        ensemble=False,
+        show_progress=False,
+        target_transform="auto",
     )
     assert result.best_params_.get("target_transform") == "log"
     model = result.pipeline_[-1]
@@ -302,3 +318,44 @@ def test_auto_fit_on_a_skewed_target_refits_with_the_folds_smearing():
         np.log1p(y[train]) - model.predict(result.pipeline_[0].transform(X.iloc[train]),
                                            output_margin=True)))  # fmt: skip
     assert r2_score(y[test], result.predict(X.iloc[test])) > 0.5
+
+
+def test_n_jobs_does_not_change_a_result_with_the_log_target_measured():
+    X, y = _table(300, seed=2)
+    frame = X.assign(pay=y)
+    settings = {"n_trials": BATCH_TRIALS + 2, "cv": 2, "show_progress": False,
+                "target_transform": "auto"}  # fmt: skip
+    results = [
+        autocat.auto_fit(frame, "pay", n_jobs=jobs, **settings) for jobs in (1, 2, 16)
+    ]
+    # the measurement ran: its trial is in every result
+    for result in results:
+        assert "log" in set(result.leaderboard_["target_transform"])
+    predictions = [r.predict(X).tobytes() for r in results]
+    assert predictions[0] == predictions[1] == predictions[2]
+    assert results[0].cv_score_ == results[1].cv_score_ == results[2].cv_score_
+
+
+def test_the_log_target_is_measured_only_when_asked_and_forced_with_log():
+    X, y = _table()
+    n_trials = BATCH_TRIALS + 2
+    # the default: a skewed target is learnt as it is
+    default = _search(X, y, n_trials, mode="none")
+    assert all("target_transform" not in t.user_attrs for t in default.study.trials)
+    assert all(r.target_transform == "none" for r in default.records)
+    forced = _search(X, y, n_trials, mode="log")
+    assert all(t.user_attrs["target_transform"] == "log" for t in forced.study.trials)
+    assert all(type(r.models[0]) is LogTargetRegressor for r in forced.records)
+
+
+def test_auto_fit_checks_target_transform_before_fitting():
+    X, y = _table(60)
+    frame = X.assign(pay=y)
+    with pytest.raises(ValueError, match="must be 'none', 'auto' or 'log', got 'sqrt'"):
+        autocat.auto_fit(frame, "pay", n_trials=1, target_transform="sqrt")
+    with pytest.raises(ValueError, match="is for regression; the task is 'binary'"):
+        autocat.auto_fit(frame.assign(pay=y > np.median(y)), "pay", n_trials=1,
+                         target_transform="auto")  # fmt: skip
+    with pytest.raises(ValueError, match=r"the target 'pay''s smallest value is -1\.0"):
+        autocat.auto_fit(frame.assign(pay=np.r_[-1.0, y[1:]]), "pay", n_trials=1,
+                         target_transform="log")  # fmt: skip

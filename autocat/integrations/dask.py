@@ -24,6 +24,7 @@ from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
 from autocat._gamma_poisson import GammaPoissonEncoder
+from autocat._log_target import LogTargetRegressor
 from autocat._table_vectorizer import TableVectorizer
 from autocat.integrations import _distributed as _d
 
@@ -540,10 +541,18 @@ def _train_on_all_rows(
     params["random_state"] = random_state
     if "n_estimators" in result.best_params_:  # the search's tree count
         params["n_estimators"] = int(result.best_params_["n_estimators"])
-    if result.classes_ is None:
-        y = labels.astype(np.float32)
+    # a log target (see autocat._log_target): xgboost.dask learns log(1 + y), and
+    # the local model predicts on y's scale with the search's smearing factor
+    smearing = params.pop("smearing", None)
+    if isinstance(model, LogTargetRegressor):
+        y = np.log1p(labels.astype(np.float64)).astype(np.float32)
         estimator: Any = dxgb.DaskXGBRegressor(**params)
-        local: Any = xgb.XGBRegressor(**params)
+        local: Any = LogTargetRegressor(smearing=smearing, **params)
+        local.smearing_ = model.smearing_
+    elif result.classes_ is None:
+        y = labels.astype(np.float32)
+        estimator = dxgb.DaskXGBRegressor(**params)
+        local = xgb.XGBRegressor(**params)
     else:
         y = labels.map_partitions(
             _class_codes, result.classes_, meta=pd.Series([], dtype=np.int64)

@@ -19,6 +19,7 @@ from autocat import (  # noqa: E402
     MinHashEncoder,
     TableVectorizer,
 )
+from autocat._log_target import LogTargetRegressor  # noqa: E402
 from autocat.datasets import make_dirty_categories  # noqa: E402
 from autocat.integrations import _distributed  # noqa: E402
 from autocat.integrations import dask as autocat_dask  # noqa: E402
@@ -272,7 +273,7 @@ def test_features_and_labels_keep_the_partitions_of_a_parquet_source(tmp_path):
 @pytest.mark.slow
 # the toy target is a function of one column, which autocat rightly flags
 @pytest.mark.filterwarnings("ignore::autocat._column_kinds.SuspiciousColumnWarning")
-@pytest.mark.parametrize("kind", ["regression", "classification"])
+@pytest.mark.parametrize("kind", ["regression", "classification", "log-regression"])
 def test_auto_fit_trains_on_all_rows_and_predicts_pandas_and_dask(
     client, tmp_path, kind
 ):
@@ -281,8 +282,11 @@ def test_auto_fit_trains_on_all_rows_and_predicts_pandas_and_dask(
     jobs = rng.choice([f"job {i}" for i in range(60)], n)
     years = rng.integers(0, 30, n)
     df = pd.DataFrame({"job": jobs, "years": years})
+    digit = pd.Series(jobs).str[-1].astype(int).to_numpy()
     if kind == "regression":
-        df["y"] = years * 2.0 + pd.Series(jobs).str[-1].astype(int).to_numpy()
+        df["y"] = years * 2.0 + digit
+    elif kind == "log-regression":  # skewed: the search measures the log target
+        df["y"] = np.exp(years / 6 + digit / 4 + rng.normal(0, 0.3, n))
     else:
         df["y"] = np.where(years > 15, "senior", "junior")
     # From Parquet files: Dask's optimizer fuses the partitions of a projection
@@ -297,6 +301,7 @@ def test_auto_fit_trains_on_all_rows_and_predicts_pandas_and_dask(
         n_trials=2,
         cv=2,
         storage=str(tmp_path / "study.journal"),
+        target_transform="auto" if kind == "log-regression" else "none",
     )
     assert result.n_rows_ == n
     # the driver and both workers ran their 2 trials in the shared study
@@ -305,7 +310,14 @@ def test_auto_fit_trains_on_all_rows_and_predicts_pandas_and_dask(
     predictions = result.predict(df)
     from_dask = autocat_dask.predict(result, ddf).compute()
     np.testing.assert_array_equal(from_dask.to_numpy(), predictions)
-    if kind == "regression":
+    if kind == "log-regression":
+        # the log trial won: xgboost.dask learnt log(1 + y), and the model
+        # predicts on y's scale with the search's smearing factor
+        assert result.best_params_["target_transform"] == "log"
+        model = result.pipeline_[-1]
+        assert isinstance(model, LogTargetRegressor) and model.smearing_ > 1
+        assert result.score(df, df["y"]) > 0.8
+    elif kind == "regression":
         assert result.score(df, df["y"]) > 0.9
     else:
         assert set(predictions) <= {"senior", "junior"}
