@@ -333,6 +333,7 @@ class AutoResult:
         else:
             baseline = f"paper's recipe: {self.baseline_score_:.4f}"
         folds = "holdout" if self.n_folds_ == 1 else f"{self.n_folds_}-fold CV"
+        protocol = f" ({folds})" if self.n_folds_ >= 1 else ""  # none: no search ran
         params = ", ".join(
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
             for k, v in self.best_params_.items()
@@ -354,7 +355,7 @@ class AutoResult:
         lines = [
             f"task: {self.task_} (target {self.target_!r}), metric: {self.metric_}",
             f"data: {self.n_rows_} rows x {n_cols} columns",
-            f"trials: {self.n_trials_} complete of {n_run} run ({folds})",
+            f"trials: {self.n_trials_} complete of {n_run} run{protocol}",
             f"CV {self.metric_} of the model: {self.cv_score_:.4f} (best trial "
             f"{best:.4f}; {baseline})",
             model,

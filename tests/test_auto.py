@@ -315,6 +315,18 @@ def test_ensemble_false_returns_the_best_pipeline(regression):
     assert result.ensemble_.loc[0, "trial"] == result.study_.best_trial.number
 
 
+def test_summary_of_a_result_without_a_search_names_no_protocol(regression):
+    # the rescue recipe alone (no trial started in time): no folds to speak of
+    import copy
+
+    _, result = regression
+    other = copy.copy(result)
+    other.study_, other.n_folds_ = None, 0
+    line = other.summary().splitlines()[2]
+    assert line == "trials: 0 complete of 0 run"
+    assert f"run ({result.n_folds_}-fold CV)" in result.summary()  # a search's
+
+
 def test_summary_without_a_baseline(regression):
     import copy
 
