@@ -6,6 +6,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from scipy.stats import skew
 from xgboost import XGBRegressor
 
 from autocat._selection import trial_win_share
@@ -104,12 +105,9 @@ def log_target_applies(y: np.ndarray, task: str) -> bool:
     values = np.asarray(y, dtype=np.float64)
     if values.size < 3 or not np.isfinite(values).all() or values.min() < 0:
         return False
-    centred = values - values.mean()
-    spread = np.mean(centred**2)
-    if spread <= 0:
+    if values.min() == values.max():  # constant: no skewness
         return False
-    skewness = float(np.mean(centred**3) / spread**1.5)
-    return skewness > SKEWNESS
+    return bool(skew(values) > SKEWNESS)
 
 
 class LogTargetRegressor(XGBRegressor):

@@ -543,12 +543,12 @@ def _train_on_all_rows(
         params["n_estimators"] = int(result.best_params_["n_estimators"])
     # a log target (see autocat._log_target): xgboost.dask learns log(1 + y), and
     # the local model predicts on y's scale with the search's smearing factor
-    smearing = params.pop("smearing", None)
+    params.pop("smearing", None)
     if isinstance(model, LogTargetRegressor):
         y = np.log1p(labels.astype(np.float64)).astype(np.float32)
         estimator: Any = dxgb.DaskXGBRegressor(**params)
-        local: Any = LogTargetRegressor(smearing=smearing, **params)
-        local.smearing_ = model.smearing_
+        local: Any = LogTargetRegressor(smearing=model.smearing_, **params)
+        local.smearing_ = model.smearing_  # loaded below, not fitted
     elif result.classes_ is None:
         y = labels.astype(np.float32)
         estimator = dxgb.DaskXGBRegressor(**params)
