@@ -450,10 +450,12 @@ def auto_fit(
         What XGBoost learns on a regression: the target (``'none'``), its
         ``log(1 + y)`` with predictions brought back to ``y``'s scale
         (``'log'``, for targets of values >= 0), or, with ``'auto'``, the log
-        when one trial measures it better on a skewed target (see
-        :mod:`autocat._log_target`). It is not the default: measured on six
-        tables, the log won big on one (a market value), a little on two, and
-        lost on two where a few extreme values decide R² (see the README).
+        when a trial repeating the best of the portfolio's configurations
+        measures it better on a skewed target (see :mod:`autocat._log_target`).
+        It is not the default: on R² a log model is a bet on the few largest
+        values. Measured on six tables, ``'auto'`` was level or a little ahead
+        on five and swung between +0.07 and -0.16 on a market value whose few
+        giants decide R² (see the README).
 
     Returns
     -------

@@ -9,6 +9,7 @@ import numpy as np
 from scipy.stats import skew
 from xgboost import XGBRegressor
 
+from autocat._sampler import REPEATS
 from autocat._selection import trial_win_share
 
 if TYPE_CHECKING:
@@ -197,18 +198,24 @@ class LogTargetTrial:
     """Measure once whether a skewed target is better learnt on the log scale.
 
     On a regression target of values >= 0 whose skewness is above
-    :data:`SKEWNESS` (:func:`log_target_applies`), once a batch of trials has
-    finished, the next trial repeats the best of them with
-    ``target_transform='log'`` (:class:`LogTargetRegressor`), on the same
-    folds. The later trials, the portfolio's and the sampler's, learn the log
-    target only if that trial scored higher beyond the noise of the validation
-    rows (in at least :data:`LOG_CONFIDENCE` of paired bootstrap resamples of
-    the two trials' out-of-fold predictions); the ensemble may use both. Which
-    is better differs between tables: house prices and citation counts gain,
-    a market value whose few giants decide R² loses. The sampler does not
-    search the choice (its trials' parameters do not hold it): it is made
-    once, and each trial's ``target_transform`` user attribute says which it
-    learnt. On other targets nothing changes.
+    :data:`SKEWNESS` (:func:`log_target_applies`), once the portfolio's
+    configurations have been tried (``after`` trials told, complete or not),
+    the next trial repeats the best of them with ``target_transform='log'``
+    (:class:`LogTargetRegressor`), on the same folds. The later trials, the
+    sampler's, learn the log target only if that trial scored higher beyond the
+    noise of the validation rows (in at least :data:`LOG_CONFIDENCE` of paired
+    bootstrap resamples of the two trials' out-of-fold predictions); the
+    ensemble may use both. Which is better differs between tables and between
+    configurations: house prices and citation counts gain, a market value whose
+    few giants decide R² loses, so the base is the best of several diverse
+    configurations rather than the first trial. The sampler does not search
+    the choice (its trials' parameters do not hold it): it is made once, and
+    each trial's ``target_transform`` user attribute says which it learnt. The
+    measured trial's parameters are its base's, so it is marked with a
+    ``repeats`` user attribute (the base's number), which keeps it out of the
+    sampler's history (:class:`~autocat._sampler.RepeatBlindTPESampler`): a
+    point told twice would draw the sampler towards it. On other targets
+    nothing changes.
 
     ``mode`` is ``auto_fit``'s ``target_transform``: ``'auto'`` measures,
     ``'log'`` has every trial learn the log, ``'none'`` none.
@@ -221,10 +228,17 @@ class LogTargetTrial:
     name = "target_transform"
 
     def __init__(
-        self, y: np.ndarray, scorer: Any, task: str, mode: str = "auto"
+        self,
+        y: np.ndarray,
+        scorer: Any,
+        task: str,
+        mode: str = "auto",
+        after: int = 1,
     ) -> None:
         self.y, self.scorer, self.task = y, scorer, task
         self.applies = mode == "auto" and log_target_applies(y, task)
+        self.after = after  # trials told before the measurement is queued
+        self.n_told = 0
         self.pending: dict[str, Any] | None = None  # queued, not asked yet
         self.number: int | None = None  # the trial that runs it
         self.base: TrialRecord | None = None  # the configuration it repeats
@@ -232,8 +246,10 @@ class LogTargetTrial:
         self.chosen = "log" if mode == "log" and task == "regression" else "none"
 
     def queue(self, records: list[TrialRecord], queue: list[dict[str, Any]]) -> None:
-        """Queue the best configuration on the log scale, once."""
+        """Queue the best configuration on the log scale, once enough are told."""
         if not self.applies or self.base is not None or not records:
+            return
+        if self.n_told < self.after:
             return
         self.base = records[0]
         self.pending = dict(self.base.params)
@@ -243,9 +259,12 @@ class LogTargetTrial:
         """Return the user attributes that mark ``params`` as the queued trial, or None.
 
         The queued parameters equal those of the trial they repeat, so they are
-        enqueued with this mark (and without Optuna's check for equal trials).
+        enqueued with this mark (and without Optuna's check for equal trials),
+        which names that trial under :data:`~autocat._sampler.REPEATS`.
         """
-        return {self.name: "log"} if params is self.pending else None
+        if params is not self.pending or self.base is None:
+            return None
+        return {self.name: "log", REPEATS: self.base.number}
 
     def transform(
         self,
@@ -268,6 +287,7 @@ class LogTargetTrial:
 
     def told(self, number: int, record: TrialRecord | None) -> None:
         """Choose what the later trials learn, from the queued trial's score."""
+        self.n_told += 1
         if number != self.number or self.base is None:
             return
         share = trial_win_share(self.y, self.base, record, self.scorer, task=self.task)

@@ -38,6 +38,7 @@ from optuna.trial import TrialState
 
 from autocat._budget import Budget, BudgetExhausted
 from autocat._log_target import LogTargetTrial
+from autocat._sampler import RepeatBlindTPESampler
 from autocat._search_space import SEARCH_SPACE, default_params, suggest_params
 from autocat._trials import (
     PRUNE_EVERY,
@@ -536,7 +537,8 @@ def tune(
     # search leaves no queued trials behind; a shared study skips those run.
     queue = [dict(params) for params in (portfolio or (default_params("minhash"),))]
     unique_text = UniqueTextTrial(cache, y, scorer, task)
-    log_target = LogTargetTrial(y, scorer, task, target_transform)
+    # The log target is measured on the best of the portfolio's configurations.
+    log_target = LogTargetTrial(y, scorer, task, target_transform, after=len(queue))
 
     budget = Budget(deadline)
     if deadline is not None and first_result_by is not None:
@@ -698,7 +700,7 @@ def _create_study(
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         # TPE learns from the portfolio's trials as soon as they are told: its
         # random start-up phase is at most as long as the portfolio.
-        sampler = optuna.samplers.TPESampler(
+        sampler = RepeatBlindTPESampler(
             seed=random_state,
             n_startup_trials=max(1, min(n_portfolio, 10)),
             multivariate=True,

@@ -171,13 +171,19 @@ def test_the_log_target_is_chosen_only_when_it_wins_beyond_the_noise(
     # a skewed target of unit variance: the records' R² is that of their noise
     y = np.random.default_rng(0).lognormal(size=400)
     y = (y - y.mean()) / y.std() + 10
-    measure = LogTargetTrial(y, get_scorer("r2"), "regression")
+    measure = LogTargetTrial(y, get_scorer("r2"), "regression", after=2)
     base = _record(0, y, 1.0, params={**default_params("minhash"), "max_depth": 3})
     queue = [{"encoder": "target"}]
+    measure.queue([base], queue)  # before the portfolio's two trials are told
+    assert len(queue) == 1
+    measure.told(0, base)
+    measure.told(1, None)  # a pruned or cut trial counts too
     measure.queue([base], queue)
     pending = queue[0]
     assert pending == base.params and pending is not base.params
-    assert measure.enqueue_attrs(pending) == {"target_transform": "log"}
+    # marked as the log trial, and as a repeat of its base (hidden from TPE)
+    assert measure.enqueue_attrs(pending) == {"target_transform": "log",
+                                              "repeats": 0}  # fmt: skip
     assert measure.enqueue_attrs(queue[1]) is None
     measure.queue([base], queue)  # once only
     assert len(queue) == 2
@@ -200,6 +206,7 @@ def test_a_cut_measurement_keeps_the_target_and_other_targets_are_never_measured
     y = np.random.default_rng(0).lognormal(size=400)
     measure = LogTargetTrial(y, get_scorer("r2"), "regression")
     queue: list = []
+    measure.told(0, _record(0, y, 1.0))
     measure.queue([_record(0, y, 1.0)], queue)
     assert len(queue) == 1
     assert measure.transform(3, {"target_transform": "log"}) == "log"
@@ -242,9 +249,10 @@ def _table(n: int = 500, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def _search(X, y, n_trials, mode="auto"):
+    # a portfolio as long as the first batch: the measurement follows it
     portfolio = [
         {**default_params("minhash"), "max_depth": 2 + i % 4, "learning_rate": lr}
-        for i, lr in enumerate(np.linspace(0.05, 0.4, n_trials).round(3).tolist())
+        for i, lr in enumerate(np.linspace(0.05, 0.4, BATCH_TRIALS).round(3).tolist())
     ]
     return tune(
         X,
@@ -272,6 +280,7 @@ def test_the_search_measures_a_log_target_once_and_follows_it():
     # the best configuration again, on the log scale, marked as such
     assert pair.params == best.params
     assert pair.user_attrs["target_transform"] == "log"
+    assert pair.user_attrs["repeats"] == best.number
     # asked with it, before it was scored: on the target
     assert "target_transform" not in trials[BATCH_TRIALS + 1].user_attrs
     # the multiplicative target is far better learnt on the log scale, and the
@@ -302,7 +311,7 @@ def test_auto_fit_on_a_skewed_target_refits_with_the_folds_smearing():
     result = autocat.auto_fit(
         frame,
         "pay",
-        n_trials=12,
+        n_trials=18,  # the portfolio's 10, then the measurement
         cv=3,
         ensemble=False,
         show_progress=False,
@@ -323,7 +332,8 @@ def test_auto_fit_on_a_skewed_target_refits_with_the_folds_smearing():
 def test_n_jobs_does_not_change_a_result_with_the_log_target_measured():
     X, y = _table(300, seed=2)
     frame = X.assign(pay=y)
-    settings = {"n_trials": BATCH_TRIALS + 2, "cv": 2, "show_progress": False,
+    # two batches cover the portfolio's 10 configurations, the third measures
+    settings = {"n_trials": 2 * BATCH_TRIALS + 2, "cv": 2, "show_progress": False,
                 "target_transform": "auto"}  # fmt: skip
     results = [
         autocat.auto_fit(frame, "pay", n_jobs=jobs, **settings) for jobs in (1, 2, 16)
