@@ -616,7 +616,9 @@ def auto_fit(
                 specific_transformers,
             )  # fmt: skip
             left = deadline - time.monotonic()
-            if _search_again(left, searched_s):
+            # A trial costs at least what the fallback's fit costs per row.
+            trial_s = fallback_s * len(splits[0][0]) / min(len(y), FALLBACK_ROWS)
+            if _search_again(left, searched_s, trial_s):
                 # The rescue's reserve was an overestimate: the trial it cut had
                 # cost less than the time now left (its encodings are cached).
                 logger.info(
@@ -714,22 +716,29 @@ def auto_fit(
     )
 
 
-def _search_again(left: float, searched_s: float) -> bool:
+def _search_again(left: float, searched_s: float, trial_s: float) -> bool:
     """Whether the search resumes after the rescue, with ``left`` seconds to go.
 
     The first search ran ``searched_s`` seconds and no trial of it finished in
-    that time: a trial needs more, less its encodings, which are cached. The
-    search resumes only when more time than that is left, so that the call
-    does not spend its end on a trial that cannot finish.
+    that time: a trial needs more, less its encodings, which are cached. A
+    trial cut while encoding starts again from nothing, though, and one
+    column's encoding cannot be cut (the target encoding of a 100-class target
+    on 160,000 rows: 2 s a column), so the estimate ``trial_s`` of a trial's
+    cost must fit too: the fallback recipe's fit scaled linearly to a trial's
+    rows, the estimate that sized the rescue's reserve. The search resumes only
+    when more time than both is left, so that the call does not spend its end
+    on a trial that cannot finish and run past the budget.
 
     Examples
     --------
-    >>> _search_again(6.0, searched_s=2.5)
+    >>> _search_again(6.0, searched_s=2.5, trial_s=0.5)
     True
-    >>> _search_again(4.0, searched_s=8.5)
+    >>> _search_again(4.0, searched_s=8.5, trial_s=0.5)
+    False
+    >>> _search_again(4.0, searched_s=0.7, trial_s=150.0)
     False
     """
-    return left > max(searched_s, 1.0)
+    return left > max(searched_s, trial_s, 1.0)
 
 
 def _baseline_score(study: optuna.Study) -> float:

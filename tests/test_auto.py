@@ -598,6 +598,39 @@ def test_the_search_resumes_when_the_rescue_leaves_time_for_a_trial(
     _assert_fully_trained(result)
 
 
+def test_the_search_does_not_resume_for_a_trial_the_time_left_cannot_hold(
+    monkeypatch,
+):
+    # As above, but the fallback's fit (the estimate of a trial's cost per row)
+    # is made slow: a trial on 2,400 rows would need about 2.4 times its 1.2 s,
+    # more than the time left, so the rescue recipe is the model. Before the
+    # estimate was checked, the search resumed, and a trial cut in the middle
+    # of an encoding that cannot be cut ran the call past its budget.
+    import autocat._auto
+
+    fallback_model = autocat._auto.fallback_model
+    calls = []
+
+    def slow_first_fit(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(1.2)
+        return fallback_model(*args, **kwargs)
+
+    monkeypatch.setattr(autocat._auto, "fallback_model", slow_first_fit)
+    monkeypatch.setattr(autocat._auto, "rescue_seconds", lambda budget, *args: budget)
+    df = _frame(3000, seed=4)
+    budget = 4.0
+    start = time.monotonic()
+    result = auto_fit(df, "salary", time_budget=budget, n_jobs=1, show_progress=False)
+    elapsed = time.monotonic() - start
+    assert result.n_trials_ == 0
+    assert "the search resumed" not in result.summary()
+    assert "trained on a sample of" in result.summary()
+    assert elapsed <= max(1.1 * budget, budget + 2), elapsed
+    _assert_fully_trained(result)
+
+
 def test_a_search_with_no_finished_trial_leaves_a_third_to_the_rescue(monkeypatch):
     # Trials that never finish: two thirds into the budget the search gives up,
     # and the paper's recipe is trained on more rows than the fallback's 1,000
