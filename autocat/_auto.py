@@ -610,14 +610,15 @@ def auto_fit(
         interrupted = outcome is not None and outcome.interrupted
         if not interrupted and deadline is not None:
             searched_s = time.monotonic() - search_start
-            rescue, n_fallback = in_own_thread(
+            rescue, n_fallback, rescue_s = in_own_thread(
                 total_threads, rescue_model,
                 X, y, task, seed, total_threads, deadline, (fallback, fallback_s),
                 specific_transformers,
             )  # fmt: skip
             left = deadline - time.monotonic()
-            # A trial costs at least what the fallback's fit costs per row.
-            trial_s = fallback_s * len(splits[0][0]) / min(len(y), FALLBACK_ROWS)
+            # A trial costs at least what the rescue recipe's fit on the most
+            # rows cost per row (the fewer the rows, the more fixed costs weigh).
+            trial_s = rescue_s * len(splits[0][0]) / n_fallback
             if _search_again(left, searched_s, trial_s):
                 # The rescue's reserve was an overestimate: the trial it cut had
                 # cost less than the time now left (its encodings are cached).
@@ -724,8 +725,9 @@ def _search_again(left: float, searched_s: float, trial_s: float) -> bool:
     trial cut while encoding starts again from nothing, though, and one
     column's encoding cannot be cut (the target encoding of a 100-class target
     on 160,000 rows: 2 s a column), so the estimate ``trial_s`` of a trial's
-    cost must fit too: the fallback recipe's fit scaled linearly to a trial's
-    rows, the estimate that sized the rescue's reserve. The search resumes only
+    cost must fit too: the rescue recipe's fit on the most rows, scaled
+    linearly to a trial's rows (an overestimate where fixed costs weigh, as in
+    the estimate that sized the rescue's reserve). The search resumes only
     when more time than both is left, so that the call does not spend its end
     on a trial that cannot finish and run past the budget.
 

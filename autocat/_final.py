@@ -458,7 +458,7 @@ def rescue_model(
     deadline: float,
     fallback: tuple[Pipeline, float],
     specific_transformers: dict[str, Any] | None = None,
-) -> tuple[Pipeline, int]:
+) -> tuple[Pipeline, int, float]:
     """Train the rescue recipe on as many rows as the time to ``deadline`` allows.
 
     Starting from the fallback (its pipeline and its fitting seconds on
@@ -474,6 +474,9 @@ def rescue_model(
         The model on the most rows that finished.
     n_rows : int
         Its rows.
+    seconds : float
+        Its fit's time (the fallback's when no fit finished): a measure of the
+        recipe's cost per row on the most rows.
     """
     model, seconds = fallback
     n_rows = min(len(y), FALLBACK_ROWS)
@@ -491,7 +494,7 @@ def rescue_model(
         if fitted is None:
             break
         model, seconds, n_rows = fitted, time.monotonic() - start, size
-    return model, n_rows
+    return model, n_rows, seconds
 
 
 def _validated_rows(records: Sequence[TrialRecord]) -> np.ndarray:

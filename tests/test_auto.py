@@ -479,17 +479,17 @@ def test_rescue_model_trains_on_as_many_rows_as_the_time_allows():
     fallback = fallback_model(X, y, "regression", 0, 1)
     # Time for everything: 1,000 -> 4,000 -> 5,000 rows, the paper's recipe on
     # all rows, bit for bit.
-    model, n_rows = rescue_model(
+    model, n_rows, seconds = rescue_model(
         X, y, "regression", 0, 1, time.monotonic() + 60, (fallback, 0.05)
     )
-    assert n_rows == 5000
+    assert n_rows == 5000 and 0 < seconds < 60  # the last fit's time
     whole = fallback_model(X, y, "regression", 0, 1, n_rows=5000)
     assert model.predict(X).tobytes() == whole.predict(X).tobytes()
     # No time left: the fallback itself.
-    model, n_rows = rescue_model(
+    model, n_rows, seconds = rescue_model(
         X, y, "regression", 0, 1, time.monotonic() - 1, (fallback, 0.05)
     )
-    assert n_rows == 1000 and model is fallback
+    assert n_rows == 1000 and model is fallback and seconds == 0.05
 
 
 def test_the_rescue_recipe_is_min_hash_before_a_regularised_xgboost():
@@ -601,32 +601,34 @@ def test_the_search_resumes_when_the_rescue_leaves_time_for_a_trial(
 def test_the_search_does_not_resume_for_a_trial_the_time_left_cannot_hold(
     monkeypatch,
 ):
-    # As above, but the fallback's fit (the estimate of a trial's cost per row)
-    # is made slow: a trial on 2,400 rows would need about 2.4 times its 1.2 s,
-    # more than the time left, so the rescue recipe is the model. Before the
-    # estimate was checked, the search resumed, and a trial cut in the middle
-    # of an encoding that cannot be cut ran the call past its budget.
+    # As above, but the rescue recipe's fits are made slow, 2 ms a row: the
+    # rescue grows from 1,000 rows to about 2,300 in about 4.5 s, which says
+    # that a trial on 2,400 rows needs 4.5 s or more, and less is left, so the
+    # rescue recipe is the model. Before that estimate was checked, the search
+    # resumed whenever more time was left than it had run: on a 200,000-row,
+    # 100-class table, a trial cut in the middle of an encoding that cannot be
+    # cut ran the call past its budget.
     import autocat._auto
+    import autocat._final
 
     fallback_model = autocat._auto.fallback_model
-    calls = []
 
-    def slow_first_fit(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 1:
-            time.sleep(1.2)
-        return fallback_model(*args, **kwargs)
+    def slow_fit(X, y, *args, n_rows=1000, **kwargs):
+        time.sleep(0.002 * n_rows)
+        return fallback_model(X, y, *args, n_rows=n_rows, **kwargs)
 
-    monkeypatch.setattr(autocat._auto, "fallback_model", slow_first_fit)
+    monkeypatch.setattr(autocat._auto, "fallback_model", slow_fit)
+    monkeypatch.setattr(autocat._final, "fallback_model", slow_fit)
     monkeypatch.setattr(autocat._auto, "rescue_seconds", lambda budget, *args: budget)
     df = _frame(3000, seed=4)
-    budget = 4.0
+    budget = 8.0
     start = time.monotonic()
     result = auto_fit(df, "salary", time_budget=budget, n_jobs=1, show_progress=False)
     elapsed = time.monotonic() - start
     assert result.n_trials_ == 0
     assert "the search resumed" not in result.summary()
-    assert "trained on a sample of" in result.summary()
+    rows = re.search(r"a sample of ([\d,]+) of 3,000 rows", result.summary())
+    assert rows and 1000 < int(rows.group(1).replace(",", "")) < 3000
     assert elapsed <= max(1.1 * budget, budget + 2), elapsed
     _assert_fully_trained(result)
 
