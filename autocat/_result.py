@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +12,7 @@ import pandas as pd
 from autocat._column_kinds import as_numbers
 from autocat._dataframe import series_values, to_pandas
 from autocat._ensemble import fold_scorer
+from autocat._target import tokens_as_missing
 from autocat._tuning import leaderboard
 
 if TYPE_CHECKING:
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
     from sklearn.pipeline import Pipeline
 
 __all__ = ["AutoResult"]
+
+logger = logging.getLogger("autocat")
 
 
 class AutoResult:
@@ -258,8 +262,10 @@ class AutoResult:
             True targets (user labels for classification). A regression
             target written as text or held as ``decimal.Decimal`` objects is
             read as :func:`~autocat.auto_fit` read it ("100,235", "$1,234.50",
-            "94,71" with a decimal comma), and so are class labels written as
-            numbers ("1" to "5", as a CSV file holds them).
+            "94,71" with a decimal comma, a few stray tokens such as "N/A" as
+            missing), and so are class labels written as numbers ("1" to "5",
+            as a CSV file holds them). Rows whose target is missing are left
+            out, as ``auto_fit`` leaves them out of training, with a warning.
 
         Returns
         -------
@@ -267,6 +273,18 @@ class AutoResult:
             Greater is better.
         """
         y = series_values(y)
+        features = self._features(X)
+        if len(y) != len(features):
+            raise ValueError(
+                f"X has {len(features)} rows and y {len(y)}: pass the true "
+                "target of each row of X."
+            )
+        if pd.isna(y).all():
+            raise ValueError(
+                f"y holds no known target ({len(y)} missing values): nothing to score."
+            )
+        if self.classes_ is None:  # a few stray tokens ("N/A"): missing, as at fit
+            y = tokens_as_missing(y, str(self.target_), "regression")
         n_classes = None
         if self.classes_ is None and y.dtype.kind in "OUST":
             # numbers written as text (or Decimals), read as auto_fit read them
@@ -288,6 +306,13 @@ class AutoResult:
             numbers = as_numbers(np.asarray(y, dtype=object))
             if numbers is not None:
                 y = numbers
+        known = ~np.asarray(pd.isna(y), dtype=bool)
+        if not known.all():
+            logger.warning(
+                "scoring the %d of %d rows whose target is known (%d missing)",
+                int(known.sum()), len(y), int((~known).sum()),
+            )  # fmt: skip
+            y, features = y[known], features.iloc[np.flatnonzero(known)]
         if self.classes_ is not None:
             # classes_ is not sorted when pos_label made the first label positive
             codes = pd.Index(self.classes_).get_indexer(y)
@@ -307,7 +332,7 @@ class AutoResult:
                 )
             y, n_classes = codes, len(self.classes_)
         scorer = fold_scorer(self.metric_, task=self.task_, n_classes=n_classes)
-        return float(scorer(self.model_, self._features(X), y))
+        return float(scorer(self.model_, features, y))
 
     def summary(self) -> str:
         """Return a short text: task, data, trials, scores, model, time.

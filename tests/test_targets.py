@@ -413,3 +413,39 @@ def test_a_target_series_in_another_row_order_is_a_clear_error():
     result = auto_fit(df, y, n_trials=1, cv=2, show_progress=False)
     assert result.predict(df).shape == (40,)
     auto_fit(df.set_index(df.index + 100), y, n_trials=1, cv=2, show_progress=False)
+
+
+def test_score_leaves_out_rows_whose_target_is_missing(caplog):
+    # auto_fit trains without them; a test set with some of them (a CSV with
+    # empty cells, "N/A" in a money column) scores on the others, and says so.
+    from sklearn.metrics import accuracy_score, r2_score
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=80)
+    df = pd.DataFrame(
+        {"x": x, "price": np.round(50 + 10 * x + rng.normal(0, 5, 80), 2)}
+    )
+    result = auto_fit(df, "price", n_trials=1, cv=2, show_progress=False)
+    truth = df["price"].astype(object).copy()
+    truth[[3, 7, 11]] = [None, "N/A", np.nan]
+    known = np.ones(80, dtype=bool)
+    known[[3, 7, 11]] = False
+    with caplog.at_level("WARNING", logger="autocat"):
+        score = result.score(df, truth)
+    assert score == pytest.approx(
+        r2_score(df["price"][known], result.predict(df[known])), rel=1e-6
+    )
+    assert "scoring the 77 of 80 rows whose target is known (3 missing)" in caplog.text
+    noisy = x + rng.normal(0, 0.5, 80)
+    labels = pd.DataFrame({"x": x, "band": np.where(noisy > 0, "high", "low")})
+    named = auto_fit(labels, "band", n_trials=1, cv=2, metric="accuracy",
+                     show_progress=False)  # fmt: skip
+    with_gaps = labels["band"].where(~np.isin(np.arange(80), [0, 5]))
+    kept = with_gaps.notna()
+    assert named.score(labels, with_gaps) == pytest.approx(
+        accuracy_score(labels["band"][kept], named.predict(labels[kept]))
+    )
+    with pytest.raises(ValueError, match=r"no known target \(3 missing values\)"):
+        result.score(df.head(3), [None, np.nan, None])
+    with pytest.raises(ValueError, match=r"X has 5 rows and y 4"):
+        result.score(df.head(5), df["price"].head(4))
