@@ -568,6 +568,20 @@ def test_the_rescue_gets_what_the_paper_recipe_on_all_rows_needs(monkeypatch):
     assert rescue_seconds(60.0, 5.0, 30_000, 1) == 40.0
 
 
+def _fit_with_the_whole_budget_kept_for_the_rescue(
+    monkeypatch, budget, show_progress=False
+):
+    """auto_fit whose first search ends at once: the rescue's reserve is all."""
+    import autocat._auto
+
+    monkeypatch.setattr(autocat._auto, "rescue_seconds", lambda budget, *args: budget)
+    df = _frame(3000, seed=4)
+    start = time.monotonic()
+    result = auto_fit(df, "salary", time_budget=budget, n_jobs=1,
+                      show_progress=show_progress)  # fmt: skip
+    return df, result, time.monotonic() - start
+
+
 def test_the_search_resumes_when_the_rescue_leaves_time_for_a_trial(
     monkeypatch, capsys
 ):
@@ -576,16 +590,13 @@ def test_the_search_resumes_when_the_rescue_leaves_time_for_a_trial(
     # fast machine finished a trial in the 0.5 s left). The paper's recipe on
     # 3,000 rows then takes well under a second, and the search resumes in the
     # time left: its trials, not the recipe, make the model.
-    import autocat._auto
     from autocat._final import warm_kernels
 
     warm_kernels()  # a cold compile cache would take the time left for the trials
-    monkeypatch.setattr(autocat._auto, "rescue_seconds", lambda budget, *args: budget)
-    df = _frame(3000, seed=4)
     budget = 10.0
-    start = time.monotonic()
-    result = auto_fit(df, "salary", time_budget=budget, n_jobs=1, show_progress=True)
-    elapsed = time.monotonic() - start
+    df, result, elapsed = _fit_with_the_whole_budget_kept_for_the_rescue(
+        monkeypatch, budget, show_progress=True
+    )
     assert result.n_trials_ >= 1
     assert "the search resumed" in result.summary()
     # its progress bar says it is the resumed search, not a second "autocat" one
@@ -619,12 +630,10 @@ def test_the_search_does_not_resume_for_a_trial_the_time_left_cannot_hold(
 
     monkeypatch.setattr(autocat._auto, "fallback_model", slow_fit)
     monkeypatch.setattr(autocat._final, "fallback_model", slow_fit)
-    monkeypatch.setattr(autocat._auto, "rescue_seconds", lambda budget, *args: budget)
-    df = _frame(3000, seed=4)
     budget = 8.0
-    start = time.monotonic()
-    result = auto_fit(df, "salary", time_budget=budget, n_jobs=1, show_progress=False)
-    elapsed = time.monotonic() - start
+    _, result, elapsed = _fit_with_the_whole_budget_kept_for_the_rescue(
+        monkeypatch, budget
+    )
     assert result.n_trials_ == 0
     assert "the search resumed" not in result.summary()
     rows = re.search(r"a sample of ([\d,]+) of 3,000 rows", result.summary())
