@@ -199,8 +199,9 @@ class LogTargetTrial:
 
     On a regression target of values >= 0 whose skewness is above
     :data:`SKEWNESS` (:func:`log_target_applies`), once the portfolio's
-    configurations have been tried (``after`` trials told, complete or not),
-    the next trial repeats the best of them with ``target_transform='log'``
+    configurations have been tried (``after`` trials told, complete or not;
+    in a search of ``n_trials``, in its last batch at the latest), the next
+    trial repeats the best of them with ``target_transform='log'``
     (:class:`LogTargetRegressor`), on the same folds. The later trials, the
     sampler's, learn the log target only if that trial scored higher beyond the
     noise of the validation rows (in at least :data:`LOG_CONFIDENCE` of paired
@@ -245,11 +246,20 @@ class LogTargetTrial:
         # what the other trials learn
         self.chosen = "log" if mode == "log" and task == "regression" else "none"
 
-    def queue(self, records: list[TrialRecord], queue: list[dict[str, Any]]) -> None:
-        """Queue the best configuration on the log scale, once enough are told."""
+    def queue(
+        self,
+        records: list[TrialRecord],
+        queue: list[dict[str, Any]],
+        last_batch: bool = False,
+    ) -> None:
+        """Queue the best configuration on the log scale, once.
+
+        Once ``after`` trials are told, or before the ``last_batch`` of a
+        search of a fixed number of trials, whichever comes first.
+        """
         if not self.applies or self.base is not None or not records:
             return
-        if self.n_told < self.after:
+        if self.n_told < self.after and not last_batch:
             return
         self.base = records[0]
         self.pending = dict(self.base.params)

@@ -676,7 +676,11 @@ def tune(
             if len(errors) >= 3 and not records:
                 break  # the recipe fails on this data: report why
             unique_text.queue(records, queue)
-            log_target.queue(records, queue)
+            # with n_trials, the log target is measured in the last batch at
+            # the latest, however few of the portfolio's trials fit before it
+            left = None if n_trials is None else n_trials - asked
+            log_target.queue(records, queue, last_batch=left is not None
+                             and 0 < left <= batch)  # fmt: skip
             if deadline is not None and reserve is not None and records:
                 budget.deadline = deadline - reserve(records[0])
             if budget.exhausted() or stopped:

@@ -176,6 +176,10 @@ def test_the_log_target_is_chosen_only_when_it_wins_beyond_the_noise(
     queue = [{"encoder": "target"}]
     measure.queue([base], queue)  # before the portfolio's two trials are told
     assert len(queue) == 1
+    early = LogTargetTrial(y, get_scorer("r2"), "regression", after=2)
+    early_queue: list = []
+    early.queue([base], early_queue, last_batch=True)  # no later batch to wait for
+    assert early_queue == [base.params]
     measure.told(0, base)
     measure.told(1, None)  # a pruned or cut trial counts too
     measure.queue([base], queue)
@@ -311,7 +315,7 @@ def test_auto_fit_on_a_skewed_target_refits_with_the_folds_smearing():
     result = autocat.auto_fit(
         frame,
         "pay",
-        n_trials=18,  # the portfolio's 10, then the measurement
+        n_trials=12,  # the last batch (4 trials) starts with the measurement
         cv=3,
         ensemble=False,
         show_progress=False,
@@ -332,8 +336,8 @@ def test_auto_fit_on_a_skewed_target_refits_with_the_folds_smearing():
 def test_n_jobs_does_not_change_a_result_with_the_log_target_measured():
     X, y = _table(300, seed=2)
     frame = X.assign(pay=y)
-    # two batches cover the portfolio's 10 configurations, the third measures
-    settings = {"n_trials": 2 * BATCH_TRIALS + 2, "cv": 2, "show_progress": False,
+    # the last batch, before the portfolio's 10 are tried, starts with it
+    settings = {"n_trials": BATCH_TRIALS + 2, "cv": 2, "show_progress": False,
                 "target_transform": "auto"}  # fmt: skip
     results = [
         autocat.auto_fit(frame, "pay", n_jobs=jobs, **settings) for jobs in (1, 2, 16)
