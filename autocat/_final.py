@@ -206,10 +206,13 @@ def refit_seconds(
     threads, beside the other trials of its batch; the refit encodes and boosts
     ``n_rows`` alone, with ``threads``. Encoding (and the fold's prediction)
     scales with the rows encoded; boosting with the rows and the trees of the
-    refit (the folds also grew early stopping's waiting rounds). Both speed up
-    with the threads as Amdahl's law allows (:func:`~autocat._trials.thread_speedup`):
-    the encoders use their threads too, and what they run under the interpreter's
-    lock was slowed down in the folds by the trials running beside them.
+    refit (the folds also grew early stopping's waiting rounds). Both are
+    counted faster with the threads as Amdahl's law allows
+    (:func:`~autocat._trials.thread_speedup`). The encoders of ``auto_fit``'s
+    recipes run on one thread; what speeds their part up is that in the folds,
+    what they run under the interpreter's lock was slowed down by the trials
+    running beside them, and the refit runs alone. With many more threads
+    than the trial's, the encoding's share is counted faster than it runs.
 
     Examples
     --------
