@@ -12,7 +12,7 @@ import pandas as pd
 from autocat._column_kinds import as_numbers
 from autocat._dataframe import series_values, to_pandas
 from autocat._ensemble import fold_scorer
-from autocat._target import tokens_as_missing
+from autocat._target import check_same_order, tokens_as_missing
 from autocat._tuning import leaderboard
 
 if TYPE_CHECKING:
@@ -272,6 +272,7 @@ class AutoResult:
         float
             Greater is better.
         """
+        check_same_order(y, X, "y", "X", "score")
         y = series_values(y)
         features = self._features(X)
         if len(y) != len(features):

@@ -16,6 +16,7 @@ from autocat._parsing import detect_date_format, is_missing, parse_numbers
 
 __all__ = [
     "check_not_dates",
+    "check_same_order",
     "infer_task",
     "numbers_if_text",
     "split_target",
@@ -93,23 +94,7 @@ def split_target(df: Any, target: Any) -> tuple[pd.DataFrame, np.ndarray, str]:
             )
         y = numbers_if_text(X[target].to_numpy())
         return X.drop(columns=[target]), y, str(target)
-    if (
-        isinstance(target, pd.Series)
-        and is_pandas(df)
-        and not target.index.equals(df.index)
-        and len(target) == len(df)
-        and df.index.is_unique
-        and target.index.is_unique
-        and bool(target.index.isin(df.index).all())
-    ):
-        # the same labels in another order: read by position, every row would
-        # get another row's target
-        raise ValueError(
-            "target is a Series whose index holds df's row labels in another "
-            "order (was df or target sorted or shuffled after the split?), and "
-            "auto_fit reads the target by position. Align it first: "
-            "target.reindex(df.index)."
-        )
+    check_same_order(target, df, "target", "df", "auto_fit")
     y = series_values(target)
     if y.ndim != 1:
         raise ValueError(
@@ -159,6 +144,41 @@ def numbers_if_text(y: np.ndarray) -> np.ndarray:
     """Read a target of numbers written as text ("100,235", "$1,234.50") as numbers."""
     numbers = as_numbers(y)
     return y if numbers is None else numbers
+
+
+def check_same_order(target: Any, df: Any, name: str, rows: str, reader: str) -> None:
+    """Refuse a target Series holding ``df``'s row labels in another order.
+
+    ``reader`` reads the target by position: every row would get another row's
+    target, silently.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from autocat._target import check_same_order
+    >>> df = pd.DataFrame({"x": [1, 2, 3]})
+    >>> check_same_order(pd.Series([5, 6, 7]), df, "y", "X", "score")
+    >>> check_same_order(pd.Series([7, 6, 5], index=[2, 1, 0]), df, "y", "X",
+    ...                  "score")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: y is a Series whose index holds X's row labels in another order ...
+    """
+    if (
+        isinstance(target, pd.Series)
+        and is_pandas(df)
+        and not target.index.equals(df.index)
+        and len(target) == len(df)
+        and df.index.is_unique
+        and target.index.is_unique
+        and bool(target.index.isin(df.index).all())
+    ):
+        raise ValueError(
+            f"{name} is a Series whose index holds {rows}'s row labels in another "
+            f"order (was {rows} or {name} sorted or shuffled after the split?), and "
+            f"{reader} reads {name} by position. Align it first: "
+            f"{name}.reindex({rows}.index)."
+        )
 
 
 def tokens_as_missing(y: np.ndarray, name: str, task: str) -> np.ndarray:

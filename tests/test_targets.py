@@ -449,3 +449,17 @@ def test_score_leaves_out_rows_whose_target_is_missing(caplog):
         result.score(df.head(3), [None, np.nan, None])
     with pytest.raises(ValueError, match=r"X has 5 rows and y 4"):
         result.score(df.head(5), df["price"].head(4))
+
+
+def test_score_refuses_a_target_series_in_another_row_order():
+    # as auto_fit does: read by position, every row would be scored against
+    # another row's target
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=60)
+    df = pd.DataFrame({"x": x, "price": 50 + 10 * x + rng.normal(0, 5, 60)})
+    result = auto_fit(df, "price", n_trials=1, cv=2, show_progress=False)
+    shuffled = df["price"].sample(frac=1.0, random_state=0)
+    with pytest.raises(ValueError, match=r"y\.reindex\(X\.index\)"):
+        result.score(df, shuffled)
+    aligned = shuffled.reindex(df.index)
+    assert result.score(df, aligned) == result.score(df, df["price"].to_numpy())
