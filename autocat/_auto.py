@@ -27,7 +27,7 @@ from autocat._final import (
     rescue_seconds,
     warm_kernels,
 )
-from autocat._log_target import check_log_target
+from autocat._log_target import TARGET_TRANSFORM_MODES, check_log_target
 from autocat._recipe import TASKS, Recipe, in_own_thread
 from autocat._result import AutoResult
 from autocat._search_space import default_params, portfolio
@@ -112,10 +112,9 @@ def _check_args(
 def _check_target_transform(
     target_transform: Any, task: str, y: np.ndarray, name: str
 ) -> None:
-    if not isinstance(target_transform, str) or target_transform not in (
-        "none",
-        "auto",
-        "log",
+    if (
+        not isinstance(target_transform, str)
+        or target_transform not in TARGET_TRANSFORM_MODES
     ):
         raise ValueError(
             "target_transform must be 'none', 'auto' or 'log', got "

@@ -19,6 +19,7 @@ __all__ = [
     "LOG_CONFIDENCE",
     "SKEWNESS",
     "TARGET_TRANSFORMS",
+    "TARGET_TRANSFORM_MODES",
     "LogTargetRegressor",
     "LogTargetTrial",
     "check_log_target",
@@ -29,6 +30,8 @@ logger = logging.getLogger("autocat")
 
 #: What a regression may learn: the target itself, or ``log(1 + target)``.
 TARGET_TRANSFORMS: tuple[str, ...] = ("none", "log")
+#: What ``auto_fit(target_transform=...)`` takes: those, or ``'auto'`` (measure).
+TARGET_TRANSFORM_MODES: tuple[str, ...] = ("none", "auto", "log")
 # The search measures a log target only on targets of non-negative values whose
 # skewness is above 1, the usual bound of a "highly skewed" distribution: there
 # the squared error of a few large values decides every split of the trees.

@@ -284,8 +284,7 @@ class AutoResult:
             raise ValueError(
                 f"y holds no known target ({len(y)} missing values): nothing to score."
             )
-        if self.classes_ is None:  # a few stray tokens ("N/A"): missing, as at fit
-            y = tokens_as_missing(y, str(self.target_), "regression")
+        y = self._read_target(y)
         n_classes = None
         if self.classes_ is None and y.dtype.kind in "OUST":
             # numbers written as text (or Decimals), read as auto_fit read them
@@ -334,6 +333,12 @@ class AutoResult:
             y, n_classes = codes, len(self.classes_)
         scorer = fold_scorer(self.metric_, task=self.task_, n_classes=n_classes)
         return float(scorer(self.model_, features, y))
+
+    def _read_target(self, y: np.ndarray) -> np.ndarray:
+        """``y`` with a regression's few stray tokens ("N/A") missing, as at fit."""
+        if self.classes_ is not None:
+            return y
+        return tokens_as_missing(y, str(self.target_), "regression")
 
     def summary(self) -> str:
         """Return a short text: task, data, trials, scores, model, time.

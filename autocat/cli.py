@@ -332,12 +332,9 @@ def _cmd_predict(args: argparse.Namespace) -> int:
             table[f"proba_{label}"] = proba[:, j]
     if str(result.target_) in present:
         truth = frame[result.target_]
-        if result.classes_ is None:  # a few stray tokens: unlabelled, as at fit
-            from autocat._target import tokens_as_missing
-
-            values = truth.to_numpy(dtype=object)
-            read = tokens_as_missing(values, str(result.target_), "regression")
-            truth = pd.Series(read, index=truth.index)
+        # a few stray tokens in a regression's target are unlabelled, as at fit
+        read = result._read_target(truth.to_numpy(dtype=object))
+        truth = pd.Series(read, index=truth.index)
         known = truth.notna().to_numpy()
         if known.any():
             try:
