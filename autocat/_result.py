@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["AutoResult"]
 
 logger = logging.getLogger("autocat")
+# Label metrics of a binary result that stay defined with a third label in y.
+_ANY_LABEL_METRICS = frozenset({"accuracy", "balanced_accuracy", "matthews_corrcoef"})
 
 
 class AutoResult:
@@ -266,6 +268,11 @@ class AutoResult:
             missing), and so are class labels written as numbers ("1" to "5",
             as a CSV file holds them). Rows whose target is missing are left
             out, as ``auto_fit`` leaves them out of training, with a warning.
+            A class label ``auto_fit`` never saw (a rare class that fell in
+            the held-out rows) counts as a wrong prediction, with a warning,
+            when ``metric_`` scores predicted labels (accuracy, ``f1_macro``,
+            ...); a metric on probabilities cannot score it and raises a
+            ``ValueError`` that names the labels.
 
         Returns
         -------
@@ -317,14 +324,34 @@ class AutoResult:
             # classes_ is not sorted when pos_label made the first label positive
             codes = pd.Index(self.classes_).get_indexer(y)
             unknown = codes < 0
-            if unknown.any():
-                hint = ""
-                if np.asarray(self.classes_).dtype.kind in "iu":
-                    hint = (
-                        " The target was read as classes (an integer target with "
-                        "few distinct values): if it is a count or a measure, fit "
-                        "with task='regression'."
+            count_hint = ""
+            if unknown.any() and np.asarray(self.classes_).dtype.kind in "iu":
+                count_hint = (
+                    " The target was read as classes (an integer target with "
+                    "few distinct values): if it is a count or a measure, fit "
+                    "with task='regression'."
+                )
+            if unknown.any() and self._scores_unseen_labels():
+                # the model never predicts a class it has not seen: a miss
+                logger.warning(
+                    "%d of %d rows hold labels not seen in auto_fit (e.g. %s): "
+                    "scored as wrong predictions.%s",
+                    int(unknown.sum()), len(y), pd.unique(y[unknown])[:5].tolist(),
+                    count_hint,
+                )  # fmt: skip
+                codes = np.where(unknown, len(self.classes_), codes)
+            elif unknown.any():
+                if self.task_ == "binary" and self._scores_labels():
+                    reason = "is defined on the two classes auto_fit saw"
+                else:
+                    reason = (
+                        "scores probabilities, and the model has none for a "
+                        "label it has not seen"
                     )
+                hint = (
+                    f" {self.metric_!r} {reason}: leave those rows out, or score "
+                    "with a metric on predicted labels (accuracy)." + count_hint
+                )
                 raise ValueError(
                     "y holds labels not seen in auto_fit: "
                     f"{pd.unique(y[unknown])[:10].tolist()}; known: "
@@ -333,6 +360,24 @@ class AutoResult:
             y, n_classes = codes, len(self.classes_)
         scorer = fold_scorer(self.metric_, task=self.task_, n_classes=n_classes)
         return float(scorer(self.model_, features, y))
+
+    def _scores_unseen_labels(self) -> bool:
+        """Whether ``metric_`` scores a label the model never saw as a miss.
+
+        True for metrics on predicted labels (accuracy, balanced accuracy,
+        ``f1_macro``, ...), of multiclass results and, with the metrics that
+        take any labels, of binary ones; not for metrics on probabilities or
+        for binary ``f1``, ``precision`` or ``recall`` (defined on two labels).
+        """
+        if not self._scores_labels():
+            return False
+        return self.task_ == "multiclass" or self.metric_ in _ANY_LABEL_METRICS
+
+    def _scores_labels(self) -> bool:
+        """Whether ``metric_`` scores predicted labels (not probabilities)."""
+        from sklearn.metrics import get_scorer
+
+        return getattr(get_scorer(self.metric_), "_response_method", None) == "predict"
 
     def _read_target(self, y: np.ndarray) -> np.ndarray:
         """``y`` with a regression's few stray tokens ("N/A") missing, as at fit."""

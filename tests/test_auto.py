@@ -8,6 +8,7 @@ import numpy as np
 import optuna
 import pandas as pd
 import pytest
+from sklearn.metrics import f1_score
 from sklearn.pipeline import Pipeline
 from xgboost import XGBClassifier, XGBRegressor
 
@@ -138,6 +139,44 @@ def test_string_labels_round_trip(labelled):
     assert set(result.sample_[1]) <= {"high", "low"}
     with pytest.raises(ValueError, match="labels not seen"):
         result.score(labelled.head(2), ["high", "medium"])
+
+
+@pytest.mark.parametrize(
+    ("task", "metric", "reference"),
+    [
+        ("binary", "accuracy", lambda true, predicted: np.mean(true == predicted)),
+        (
+            "multiclass",
+            "f1_macro",
+            lambda true, predicted: f1_score(true, predicted, average="macro"),
+        ),
+    ],
+)
+def test_a_label_auto_fit_never_saw_is_scored_as_a_miss_by_label_metrics(
+    labelled, caplog, task, metric, reference
+):
+    # A rare class of the held-out rows: metrics on predicted labels count it
+    # wrong, as scikit-learn's functions do on the predictions, with a warning
+    df = labelled.copy()
+    if task == "multiclass":
+        df["band"] = np.where(df.index % 3 == 0, "mid", df["band"])
+    result = auto_fit(df, "band", metric=metric, n_trials=1, cv=3, show_progress=False)
+    assert result.task_ == task
+    truth = df["band"].to_numpy(dtype=object).copy()
+    truth[:7] = "never seen"
+    with caplog.at_level("WARNING", logger="autocat"):
+        score = result.score(df, truth)
+    assert score == pytest.approx(reference(truth, result.predict(df)))
+    assert score < result.score(df, df["band"])
+    assert "7 of 90 rows hold labels not seen in auto_fit" in caplog.text
+    # a metric on probabilities cannot score it: the error names the label
+    result.metric_ = "neg_log_loss"
+    with pytest.raises(
+        ValueError,
+        match=r"not seen in auto_fit: \['never seen'\].*"
+        "scores probabilities",
+    ):
+        result.score(df, truth)
 
 
 def test_multiclass_with_a_separate_target_and_another_metric(labelled):

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -44,8 +46,11 @@ def test_a_class_with_one_row_fits_end_to_end():
     assert result.score(common, common["grade"]) == pytest.approx(
         np.mean(result.predict(common) == common["grade"].to_numpy())
     )
-    with pytest.raises(ValueError, match=r"labels not seen in auto_fit: \['new'\]"):
-        result.score(df.head(2), ["new", "rare"])
+    # a label it never saw is a miss for accuracy (the model cannot predict it)
+    rows = df.head(2)
+    assert result.score(rows, ["new", "rare"]) == pytest.approx(
+        np.mean(result.predict(rows) == np.array(["new", "rare"]))
+    )
 
 
 @pytest.mark.parametrize("cv", [2, 3, 5])
@@ -321,20 +326,26 @@ def test_a_target_of_decimals_is_a_regression():
     )
 
 
-def test_unseen_integer_labels_suggest_a_regression():
+def test_unseen_integer_labels_suggest_a_regression(caplog):
     # A count with few distinct values is read as classes; a count the training
-    # rows never held cannot be scored, and the error says how to fit a count.
+    # rows never held is a miss, and the warning says how to fit a count.
     rng = np.random.default_rng(0)
     x = rng.normal(size=90)
     counts = np.clip(np.round(2 + x), 0, 5).astype(int)
     df = pd.DataFrame({"x": x, "articles": counts})
     result = auto_fit(df, "articles", n_trials=1, cv=2, show_progress=False)
     assert result.task_ == "multiclass"
-    with pytest.raises(ValueError, match=r"\[9\].*fit with task='regression'"):
-        result.score(df.head(2), [9, 2])
+    with caplog.at_level("WARNING", logger="autocat"):
+        score = result.score(df.head(2), [9, 2])
+    assert score == pytest.approx(np.mean(result.predict(df.head(2)) == [9, 2]))
+    assert re.search(r"\[9\].*fit with task='regression'", caplog.text)
     labelled = pd.DataFrame({"x": x, "band": np.where(x > 0, "high", "low")})
     named = auto_fit(labelled, "band", n_trials=1, cv=2, show_progress=False)
-    with pytest.raises(ValueError, match=r"known: \['high', 'low'\]\.$"):
+    assert named.metric_ == "average_precision"  # on probabilities: no score
+    with pytest.raises(ValueError, match=r"known: \['high', 'low'\]\. "):
+        named.score(labelled.head(2), ["high", "medium"])
+    named.metric_ = "f1"  # on the two labels of a binary task: no score either
+    with pytest.raises(ValueError, match="defined on the two classes"):
         named.score(labelled.head(2), ["high", "medium"])
 
 
@@ -351,8 +362,10 @@ def test_score_reads_class_labels_written_as_numbers_as_auto_fit_did():
     assert result.score(df, df["rate"]) == pytest.approx(
         result.score(df, rate.astype(int))
     )
-    with pytest.raises(ValueError, match=r"seen in auto_fit: \[9\]"):
-        result.score(df.head(2), np.array(["9", "2"], dtype=object))
+    rows = np.array(["9", "2"], dtype=object)  # "9": a class it never saw, a miss
+    assert result.score(df.head(2), rows) == pytest.approx(
+        np.mean(result.predict(df.head(2)) == [9, 2])
+    )
 
 
 def test_a_few_stray_tokens_in_a_numeric_target_are_read_as_missing(caplog):
