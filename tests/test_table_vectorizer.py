@@ -392,11 +392,14 @@ def test_transform_does_not_mutate():
 @pytest.mark.slow  # starting a spawned interpreter takes ~2 s
 def test_deterministic_across_processes():
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     df = _messy_frame(50)
     expected = TableVectorizer().fit_transform(df)
-    with multiprocessing.get_context("spawn").Pool(1) as pool:
-        got = pool.apply(_encode_in_child, (df,))
+    # a child that dies fails the test (multiprocessing.Pool would hang)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=context) as pool:
+        got = pool.submit(_encode_in_child, df).result(timeout=600)
     assert got == expected.tobytes()
 
 
