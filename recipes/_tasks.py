@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -181,3 +183,23 @@ def run(args: argparse.Namespace, contenders: dict[str, Callable]) -> pd.DataFra
     print(f"\nMedian test scores, {args.splits} split(s), {args.time_budget:g} s each:")
     print(table.round(3).to_string())
     return results
+
+
+def benchmark_tables(
+    data: Path, tasks: dict[str, Any], passed_on: list[str], small_task: str
+) -> NoReturn:
+    """Write ``tasks`` as ``data/tasks.json``, run recipe 10 on them, exit with it.
+
+    For the held-out recipes (12, 13), whose tables are already in ``data``;
+    ``passed_on`` are recipe 10's options; its small mode runs ``small_task``.
+    """
+    (data / "tasks.json").write_text(json.dumps(tasks, indent=1))
+    print(f"{len(tasks) - 1} held-out tasks written to {data}", flush=True)
+    if SMALL and "--tasks" not in passed_on:  # recipe 10's small mode: one task
+        passed_on = [*passed_on, "--tasks", small_task]
+    completed = subprocess.run(
+        [sys.executable, str(HERE / "10_benchmark_vs_skrub.py"), *passed_on],
+        env={**os.environ, "AUTOCAT_SHARED_DATA": str(data)},
+        check=False,
+    )
+    raise SystemExit(completed.returncode)
