@@ -331,7 +331,10 @@ class AutoResult:
                     "few distinct values): if it is a count or a measure, fit "
                     "with task='regression'."
                 )
-            if unknown.any() and self._scores_unseen_labels():
+            on_labels = unknown.any() and self._scores_labels()
+            if on_labels and (
+                self.task_ == "multiclass" or self.metric_ in _ANY_LABEL_METRICS
+            ):
                 # the model never predicts a class it has not seen: a miss
                 logger.warning(
                     "%d of %d rows hold labels not seen in auto_fit (e.g. %s): "
@@ -341,7 +344,7 @@ class AutoResult:
                 )  # fmt: skip
                 codes = np.where(unknown, len(self.classes_), codes)
             elif unknown.any():
-                if self.task_ == "binary" and self._scores_labels():
+                if on_labels:  # a binary metric on the two labels (f1, ...)
                     reason = "is defined on the two classes auto_fit saw"
                 else:
                     reason = (
@@ -361,20 +364,14 @@ class AutoResult:
         scorer = fold_scorer(self.metric_, task=self.task_, n_classes=n_classes)
         return float(scorer(self.model_, features, y))
 
-    def _scores_unseen_labels(self) -> bool:
-        """Whether ``metric_`` scores a label the model never saw as a miss.
-
-        True for metrics on predicted labels (accuracy, balanced accuracy,
-        ``f1_macro``, ...), of multiclass results and, with the metrics that
-        take any labels, of binary ones; not for metrics on probabilities or
-        for binary ``f1``, ``precision`` or ``recall`` (defined on two labels).
-        """
-        if not self._scores_labels():
-            return False
-        return self.task_ == "multiclass" or self.metric_ in _ANY_LABEL_METRICS
-
     def _scores_labels(self) -> bool:
-        """Whether ``metric_`` scores predicted labels (not probabilities)."""
+        """Whether ``metric_`` scores predicted labels (not probabilities).
+
+        Such a metric scores a label the model never saw as a miss, on a
+        multiclass result, and on a binary one with the metrics that take any
+        labels (:data:`_ANY_LABEL_METRICS`); binary ``f1``, ``precision`` and
+        ``recall`` are defined on two labels.
+        """
         from sklearn.metrics import get_scorer
 
         return getattr(get_scorer(self.metric_), "_response_method", None) == "predict"

@@ -86,7 +86,6 @@ parser.add_argument(
 parser.add_argument(
     "--threads",
     type=int,
-    default=-1,
     help="threads of every contender; -1 (default): all cores",
 )
 parser.add_argument("--max-rows", type=int, default=100_000)
@@ -128,10 +127,11 @@ if SMALL:  # a smoke test: one trial rather than a budget the refit could hit
     args.splits, args.max_rows = 1, 2_000
     args.time_budget = [None]
     args.methods = args.methods or ["autocat", "skrub", "paper_default"]
-    # One thread unless asked: the small mode runs beside other tests, and
-    # OpenMP threads that wait for cores other processes hold spin (XGBoost's
-    # many small regions on a 27-class table ran 10 times slower).
-    args.threads = args.threads if "--threads" in sys.argv else 1
+if args.threads is None:
+    # The small mode runs on one thread: it runs beside other tests, and OpenMP
+    # threads that wait for cores other processes hold spin (XGBoost's many
+    # small regions on a 27-class table ran 10 times slower).
+    args.threads = 1 if SMALL else -1
 
 tasks_file = DATA / "tasks.json"
 if not tasks_file.exists():
