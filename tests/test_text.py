@@ -123,3 +123,35 @@ def test_a_time_budget_that_runs_out_cuts_it_between_stages(stage, monkeypatch):
     with budget_scope(budget), pytest.raises(BudgetExhausted):
         encoder.fit(X) if stage == "fit_transform" else fitted.transform(X)
     assert calls == [stage]  # the word vocabulary only: no char n-grams, no SVD
+
+
+def test_fit_transform_equals_fit_then_transform_and_counts_terms_once(monkeypatch):
+    rng = np.random.default_rng(0)
+    words = np.array(["red", "green", "blue", "cat", "dog", "tree", "sky", "sea"])
+    values = [" ".join(rng.choice(words, rng.integers(2, 6))) for _ in range(200)]
+    frame = pd.DataFrame(
+        {
+            "text": values[:150] + [None] * 50,
+            "other": values[50:] + values[:50],
+            "empty": [None] * 200,
+        }
+    )
+    expected = TextEncoder(n_components=4, random_state=3).fit(frame).transform(frame)
+    counted = []
+    original = CountVectorizer.transform
+
+    def spy(self, documents):
+        counted.append(len(documents))
+        return original(self, documents)
+
+    monkeypatch.setattr(CountVectorizer, "transform", spy)
+    encoder = TextEncoder(n_components=4, random_state=3)
+    out = encoder.fit_transform(frame)
+    assert counted == []  # the training values' terms are counted by fit only
+    assert out.dtype == np.float32 and out.shape == (200, 12)
+    np.testing.assert_array_equal(out, expected)
+    assert (
+        encoder.vocabulary_sizes_
+        == TextEncoder(n_components=4, random_state=3).fit(frame).vocabulary_sizes_
+    )
+    np.testing.assert_array_equal(encoder.transform(frame), expected)
