@@ -458,48 +458,33 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _positive_int(text: str) -> int:
+def _integer(text: str, accept: Callable[[int], bool], rule: str) -> int:
+    """Read an integer option; ``rule`` says what ``accept`` lets through."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
+    if not accept(value):
+        raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _integer(text, lambda value: value >= 1, ">= 1")
 
 
 def _folds(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 2:
-        raise argparse.ArgumentTypeError(
-            f"must be an integer >= 2 (cross-validation needs 2 folds), got {text!r}"
-        )
-    return value
+    rule = "an integer >= 2 (cross-validation needs 2 folds)"
+    return _integer(text, lambda value: value >= 2, rule)
 
 
 def _n_jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value == 0 or value < -1:
-        raise argparse.ArgumentTypeError(
-            f"must be -1 (all cores) or an integer >= 1, got {text!r}"
-        )
-    return value
+    rule = "-1 (all cores) or an integer >= 1"
+    return _integer(text, lambda value: value == -1 or value >= 1, rule)
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if not 0 <= value < 2**32:
-        raise argparse.ArgumentTypeError(f"must be in [0, 2**32), got {text!r}")
-    return value
+    return _integer(text, lambda value: 0 <= value < 2**32, "in [0, 2**32)")
 
 
 def _common_options(suppress: bool) -> _Parser:

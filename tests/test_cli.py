@@ -63,6 +63,12 @@ def test_help_and_version(capsys):
         (["fit", "data.csv"], "--target"),
         (["fit", "data.csv", "--target", "y", "--time-budget", "-3"], "must be > 0"),
         (["fit", "data.csv", "--target", "y", "--n-trials", "zero"], "integer"),
+        (["fit", "data.csv", "--target", "y", "--n-trials", "0"], "must be >= 1"),
+        (["fit", "data.csv", "--target", "y", "--cv", "1"], "needs 2 folds"),
+        (["fit", "data.csv", "--target", "y", "--n-jobs", "0"], "-1 (all cores)"),
+        (["fit", "data.csv", "--target", "y", "--n-jobs", "-2"], "-1 (all cores)"),
+        (["fit", "data.csv", "--target", "y", "--seed", "-1"], "in [0, 2**32)"),
+        (["fit", "data.csv", "--target", "y", "--seed", "4294967296"], "2**32"),
         (["describe", "data.csv", "--format", "xml"], "invalid choice: 'xml'"),
     ],
 )
