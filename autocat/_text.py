@@ -98,7 +98,9 @@ class TextEncoder(TransformerMixin, BaseEstimator):
     distinct value, and the SVD of the training rows is that of the distinct
     rows weighted by the square root of their counts (the same right singular
     vectors). Fit costs ``O(n_distinct x n_terms_per_value)`` to count terms plus
-    a randomised SVD of that sparse matrix; memory grows with the vocabulary,
+    a randomised SVD of that sparse matrix, in single precision (the same
+    subspace as in double precision, in half the time); the components are
+    kept in double precision. Memory grows with the vocabulary,
     which is kept (about 100 bytes per term). :meth:`transform` is row-wise: a
     row's output depends on its value alone, and terms not seen in :meth:`fit`
     are ignored (a value with none gives zeros).
