@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
@@ -160,18 +160,7 @@ class TextEncoder(TransformerMixin, BaseEstimator):
         self : TextEncoder
             The fitted encoder.
         """
-        check_ngram_range(self.ngram_range, type(self).__name__)
-        X = to_2d(X, estimator_name=type(self).__name__)
-        validate_data(self, X, skip_check_array=True, reset=True)
-        check_not_empty(X, estimator_name=type(self).__name__)
-        rng = check_random_state(self.random_state)
-        names = self._input_names()
-        self._models = []
-        for index, name in enumerate(names):
-            codes, strings = self._factorize(column_values(X, index), name)
-            seed = int(rng.randint(np.iinfo(np.int32).max))
-            self._models.append(self._fit_column(codes, strings, seed)[0])
-        self.vocabulary_sizes_ = [m.components.shape[1] for m in self._models]
+        self._fit(X, gather=False)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -194,6 +183,10 @@ class TextEncoder(TransformerMixin, BaseEstimator):
         ndarray of float32 of shape (n_samples, n_features * n_components)
             The encoding, columns of the first input column first.
         """
+        return cast(np.ndarray, self._fit(X, gather=True))
+
+    def _fit(self, X: Any, gather: bool) -> np.ndarray | None:
+        """Fit every column; with ``gather``, return the rows' encoding too."""
         check_ngram_range(self.ngram_range, type(self).__name__)
         X = to_2d(X, estimator_name=type(self).__name__)
         validate_data(self, X, skip_check_array=True, reset=True)
@@ -207,9 +200,16 @@ class TextEncoder(TransformerMixin, BaseEstimator):
             seed = int(rng.randint(np.iinfo(np.int32).max))
             model, tfidf = self._fit_column(codes, strings, seed)
             self._models.append(model)
+            if not gather:  # the table of the distinct values is not needed
+                return codes, np.empty((0, self.n_components), dtype=np.float32)
             return codes, self._table(model, tfidf if strings else None, len(strings))
 
-        out = encode_columns(X, len(names), self.n_components, fit_column)
+        out = None
+        if gather:
+            out = encode_columns(X, len(names), self.n_components, fit_column)
+        else:
+            for index in range(len(names)):
+                fit_column(index, column_values(X, index))
         self.vocabulary_sizes_ = [m.components.shape[1] for m in self._models]
         return out
 

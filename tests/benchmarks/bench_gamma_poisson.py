@@ -38,8 +38,6 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
-import importlib.util  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
@@ -49,11 +47,11 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-import autocat  # noqa: E402
 from autocat import GammaPoissonEncoder  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dirty_strings import make_dirty_strings  # noqa: E402
+from one_core import skrub_is_usable, versions_line  # noqa: E402
 
 
 def timed(function, repeats):
@@ -78,16 +76,8 @@ def main() -> None:
     parser.add_argument("--skip-skrub", action="store_true")
     parser.add_argument("--n-unique", type=int, default=50_000)
     args = parser.parse_args()
-    use_skrub = not args.skip_skrub and importlib.util.find_spec("skrub") is not None
-    versions = f"autocat {autocat.__version__}"
-    if use_skrub:
-        import skrub
-
-        versions += f", skrub {skrub.__version__}"
-    print(
-        f"{versions}, numpy {np.__version__}, Python {platform.python_version()}, "
-        f"{platform.machine()}, {os.cpu_count()} logical cores (1 used)"
-    )
+    use_skrub = skrub_is_usable(args.skip_skrub)
+    print(versions_line(use_skrub))
     warnings.simplefilter("ignore")  # skrub's deprecation and convergence warnings
 
     # warm the compiled kernels (numba caches them on disk after the first run)

@@ -40,8 +40,6 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
-import importlib.util  # noqa: E402
-import platform  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -52,11 +50,11 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-import autocat  # noqa: E402
 from autocat import TextEncoder  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dirty_strings import _typo, make_vocabulary  # noqa: E402
+from one_core import skrub_is_usable, versions_line  # noqa: E402
 
 
 def make_texts(n_unique: int, n_rows: int, seed: int = 0) -> np.ndarray:
@@ -105,16 +103,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.small:
         args.rows, args.n_unique, args.repeats = 2_000, 1_000, 1
-    use_skrub = not args.no_skrub and importlib.util.find_spec("skrub") is not None
-    versions = f"autocat {autocat.__version__}"
-    if use_skrub:
-        import skrub
-
-        versions += f", skrub {skrub.__version__}"
-    print(
-        f"{versions}, numpy {np.__version__}, Python {platform.python_version()}, "
-        f"{platform.machine()}, {os.cpu_count()} logical cores (1 used)"
-    )
+    use_skrub = skrub_is_usable(args.no_skrub)
+    print(versions_line(use_skrub))
     warnings.simplefilter("ignore")
     rows = make_texts(args.n_unique, args.rows)
     frame = pd.DataFrame({"text": rows})
