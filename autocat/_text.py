@@ -202,7 +202,7 @@ class TextEncoder(TransformerMixin, BaseEstimator):
             self._models.append(model)
             if not gather:  # the table of the distinct values is not needed
                 return codes, np.empty((0, self.n_components), dtype=np.float32)
-            return codes, self._table(model, tfidf if strings else None, len(strings))
+            return codes, self._table(model, tfidf, len(strings))
 
         out = None
         if gather:
@@ -231,7 +231,7 @@ class TextEncoder(TransformerMixin, BaseEstimator):
         model, tfidf = self._fit_column(codes, strings, seed)
         self._models = [model]
         self.vocabulary_sizes_ = [model.components.shape[1]]
-        return self._table(model, tfidf if strings else None, len(strings))
+        return self._table(model, tfidf, len(strings))
 
     def _factorize(self, values: Any, name: str) -> tuple[np.ndarray, list[str]]:
         codes, strings = factorize_strings(values, name)
@@ -262,7 +262,7 @@ class TextEncoder(TransformerMixin, BaseEstimator):
     def _fit_column(
         self, codes: np.ndarray, strings: list[str], seed: int
     ) -> tuple[_ColumnModel, Any]:
-        """Fit one column; return its model and the tf-idf of ``strings``."""
+        """Fit one column; return its model and the tf-idf of ``strings`` (or None)."""
         counts = np.bincount(codes[codes >= 0], minlength=len(strings)).astype(float)
         n_documents = float(counts.sum())
         vectorizers, idfs, blocks = [], [], []
@@ -283,7 +283,7 @@ class TextEncoder(TransformerMixin, BaseEstimator):
         weighted = sparse.diags(np.sqrt(counts)) @ tfidf
         check_budget()
         model = _ColumnModel(vectorizers, idfs, self._components(weighted, seed))
-        return model, tfidf
+        return model, (tfidf if strings else None)
 
     def _tfidf(self, blocks: list[Any], idfs: list[np.ndarray]) -> Any:
         """Tf-idf of each block, rows of unit length, blocks side by side."""
