@@ -40,7 +40,10 @@ def test_the_sampler_suggests_as_tpe_would_without_the_repeated_trials(multivari
 
 def test_repeated_trials_stay_in_the_study():
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(direction="maximize", sampler=RepeatBlindTPESampler())
-    study.enqueue_trial({"x": 9.0}, user_attrs={REPEATS: 0})
+    sampler = RepeatBlindTPESampler(seed=0)
+    study = optuna.create_study(direction="maximize", sampler=sampler)
+    # the top of the range: no later trial can score above it (at 9.0, one run
+    # in ten drew a larger x and the repeated trial was no longer the best)
+    study.enqueue_trial({"x": 10.0}, user_attrs={REPEATS: 0})
     study.optimize(lambda trial: trial.suggest_float("x", 0, 10), n_trials=2)
     assert study.best_trial.number == 0 and study.best_trial.user_attrs[REPEATS] == 0
