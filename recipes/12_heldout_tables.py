@@ -149,8 +149,16 @@ TASKS = {
 # ## Recipe 10 on them
 
 # %%
-data = Path(args.data or tempfile.mkdtemp(prefix="autocat-heldout-"))
+# The tables go to --data, or to a temporary folder removed at the end.
+temporary = (
+    None if args.data else tempfile.TemporaryDirectory(prefix="autocat-heldout-")
+)
+data = Path(args.data or temporary.name)
 data.mkdir(parents=True, exist_ok=True)
-for name, frame in tables.items():
-    frame.to_csv(data / f"{name}.csv", index=False)
-benchmark_tables(data, TASKS, passed_on, small_task="forbes_category")
+try:
+    for name, frame in tables.items():
+        frame.to_csv(data / f"{name}.csv", index=False)
+    benchmark_tables(data, TASKS, passed_on, small_task="forbes_category")
+finally:
+    if temporary is not None:
+        temporary.cleanup()

