@@ -364,8 +364,10 @@ def auto_fit(
     """Search min-hash / Gamma-Poisson + XGBoost recipes on a table; ensemble the best.
 
     The task is inferred from the target. An Optuna study tries a portfolio of
-    configurations known to do well on other dirty tables first, then a seeded
-    TPE sampler; trials are pruned on the loss of their first fold. On a table
+    configurations known to do well on other dirty tables first (those of
+    higher learning rates first once a trial runs out of boosting rounds while
+    still learning), then a seeded TPE sampler; trials are pruned on the loss of
+    their first fold. On a table
     with near-unique text (names, titles), one trial measures whether dropping
     it helps (``drop_unique_text`` in ``leaderboard_``); with
     ``target_transform='auto'``, on a skewed regression target of values >= 0

@@ -38,6 +38,7 @@ from optuna.trial import TrialState
 
 from autocat._budget import Budget, BudgetExhausted
 from autocat._log_target import LogTargetTrial
+from autocat._portfolio_order import faster_first, still_learning
 from autocat._sampler import RepeatBlindTPESampler
 from autocat._search_space import SEARCH_SPACE, default_params, suggest_params
 from autocat._trials import (
@@ -536,6 +537,7 @@ def tune(
     # The portfolio is queued one configuration per trial asked, so that a short
     # search leaves no queued trials behind; a shared study skips those run.
     queue = [dict(params) for params in (portfolio or (default_params("minhash"),))]
+    portfolio_entries = {id(params) for params in queue}
     unique_text = UniqueTextTrial(cache, y, scorer, task)
     # The log target is measured on the best of the portfolio's configurations.
     log_target = LogTargetTrial(y, scorer, task, target_transform, after=len(queue))
@@ -643,6 +645,8 @@ def tune(
                 unique_text.told(trial.number, record, queue)
                 log_target.told(trial.number, record)
                 if record is not None:
+                    if still_learning(record):
+                        faster_first(queue, portfolio_entries, record)
                     records.append(record)
                     records.sort(key=lambda r: (-r.score, r.number))
                     del records[KEEP_TRIALS:]
