@@ -25,6 +25,7 @@ import xgboost
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._recipe import Recipe, xgboost_threads
+from autocat._sampler import REPEATS
 from autocat._search_space import SEARCH_SPACE
 
 if TYPE_CHECKING:
@@ -652,7 +653,9 @@ class TrialRunner:
             fit_start = time.perf_counter()
             guard = BudgetCallback(self.budget)
             callbacks: list[Any] = [guard]
-            if trial is not None and fold == 0:
+            # A trial that repeats another's point measures something (e.g. a
+            # log target): pruning it would lose the measurement.
+            if trial is not None and fold == 0 and REPEATS not in trial.user_attrs:
                 log_scale = recipe.target_transform == "log"
                 callbacks.append(_PruneCallback(trial, LOG_SCALE_STEPS * log_scale))
             model = recipe.build_model(

@@ -47,3 +47,42 @@ def test_repeated_trials_stay_in_the_study():
     study.enqueue_trial({"x": 10.0}, user_attrs={REPEATS: 0})
     study.optimize(lambda trial: trial.suggest_float("x", 0, 10), n_trials=2)
     assert study.best_trial.number == 0 and study.best_trial.user_attrs[REPEATS] == 0
+
+
+class _PruneAll(optuna.pruners.BasePruner):
+    def prune(self, study, trial):
+        return True
+
+
+def test_a_trial_that_repeats_another_is_never_pruned():
+    # It measures something the parameters do not hold (a log target): in a
+    # study shared by several processes, other processes' trials on the same
+    # scale would otherwise prune it, and the measurement would be lost.
+    import numpy as np
+    import pandas as pd
+    from sklearn.metrics import get_scorer
+    from sklearn.model_selection import KFold
+
+    from autocat._budget import Budget
+    from autocat._search_space import default_params, suggest_params
+    from autocat._trials import EncodingCache, TrialRunner, inner_splits
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(size=200)})
+    y = X["x"].to_numpy() * 3 + rng.normal(0, 1.0, 200)
+    splits = list(KFold(2, shuffle=True, random_state=0).split(X))
+    runner = TrialRunner(
+        X=X, y=y, task="regression", scorer=get_scorer("r2"), splits=splits,
+        inner=inner_splits(splits, y, "regression", 0), n_folds=2, random_state=0,
+        xgb_threads=1, cache=EncodingCache(), budget=Budget(None), n_classes=0,
+    )  # fmt: skip
+    study = optuna.create_study(direction="maximize", pruner=_PruneAll())
+    params = {**default_params("minhash"), "learning_rate": 0.05}
+    study.enqueue_trial(params)
+    plain = study.ask()
+    with pytest.raises(optuna.TrialPruned):
+        runner.run(plain, suggest_params(plain))
+    study.enqueue_trial(params, user_attrs={REPEATS: plain.number})
+    repeat = study.ask()
+    record = runner.run(repeat, suggest_params(repeat))
+    assert len(record.fold_scores) == 2
