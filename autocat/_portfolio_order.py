@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 from typing import Any
 
 from autocat._trials import EARLY_STOPPING_ROUNDS, MAX_ROUNDS, TrialRecord
@@ -58,14 +57,14 @@ def faster_first(
     >>> [params["learning_rate"] for params in queue]
     [0.3, 0.4, 0.05, 0.1]
     """
-    rate = float(record.params.get("learning_rate", math.inf))
+    rate = record.params["learning_rate"]
     places = [i for i, params in enumerate(queue) if id(params) in movable]
     entries = [queue[i] for i in places]
-    faster = [params for params in entries if params.get("learning_rate", 0) > rate]
-    if not faster or faster == entries[: len(faster)]:
+    faster = [params for params in entries if params["learning_rate"] > rate]
+    ordered = faster + [params for params in entries if params["learning_rate"] <= rate]
+    if ordered == entries:
         return
-    slower = [params for params in entries if params.get("learning_rate", 0) <= rate]
-    for place, params in zip(places, faster + slower, strict=True):
+    for place, params in zip(places, ordered, strict=True):
         queue[place] = params
     logger.info(
         "trial %d was still learning after %d rounds: the %d queued configurations "

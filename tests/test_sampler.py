@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import numpy as np
 import optuna
+import pandas as pd
 import pytest
 from optuna.distributions import FloatDistribution
 from optuna.trial import create_trial
+from sklearn.metrics import get_scorer
+from sklearn.model_selection import KFold
 
+from autocat._budget import Budget
 from autocat._sampler import REPEATS, RepeatBlindTPESampler
+from autocat._search_space import default_params, suggest_params
+from autocat._trials import EncodingCache, TrialRunner, inner_splits
 
 SPACE = {"x": FloatDistribution(0.0, 10.0), "y": FloatDistribution(0.0, 10.0)}
 # x, y and the score of the told trials: the best is at (9, 1)
@@ -58,15 +65,6 @@ def test_a_trial_that_repeats_another_is_never_pruned():
     # It measures something the parameters do not hold (a log target): in a
     # study shared by several processes, other processes' trials on the same
     # scale would otherwise prune it, and the measurement would be lost.
-    import numpy as np
-    import pandas as pd
-    from sklearn.metrics import get_scorer
-    from sklearn.model_selection import KFold
-
-    from autocat._budget import Budget
-    from autocat._search_space import default_params, suggest_params
-    from autocat._trials import EncodingCache, TrialRunner, inner_splits
-
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"x": rng.normal(size=200)})
     y = X["x"].to_numpy() * 3 + rng.normal(0, 1.0, 200)
