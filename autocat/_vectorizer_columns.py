@@ -158,7 +158,7 @@ def one_column_frame(name: str, values: np.ndarray) -> pd.DataFrame:
 def missing_like(uniques: np.ndarray) -> np.ndarray:
     """Return one missing value of the dtype of ``uniques``."""
     if uniques.dtype.kind == "M":
-        return np.asarray([np.datetime64("NaT")], dtype=uniques.dtype)
+        return np.array(["NaT"], dtype=uniques.dtype)
     if uniques.dtype.kind == "f":
         return np.asarray([np.nan], dtype=uniques.dtype)
     return np.asarray([None], dtype=object)

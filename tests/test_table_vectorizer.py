@@ -10,6 +10,7 @@ from sklearn.preprocessing import OneHotEncoder
 
 from autocat import DatetimeEncoder, MinHashEncoder, TableVectorizer, TextEncoder
 from autocat._column_kinds import KINDS
+from autocat._vectorizer_columns import gather
 
 
 def _messy_frame(n: int = 120, seed: int = 0) -> pd.DataFrame:
@@ -652,3 +653,12 @@ def test_an_invalid_text_encoder_is_reported_by_its_own_name(params, message):
     )
     with pytest.raises(ValueError, match=message):
         vectorizer.fit(df)
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "ns"])
+def test_gathered_dates_keep_their_unit_and_missing_rows_are_nat(unit):
+    # NumPy 2.5 deprecates a NaT without a unit; the suite turns warnings into errors
+    uniques = np.array(["2020-01-01", "2021-06-30"], dtype=f"datetime64[{unit}]")
+    rows = gather(uniques, np.array([1, -1, 0]))
+    assert rows.dtype == uniques.dtype
+    assert rows[0] == uniques[1] and np.isnat(rows[1]) and rows[2] == uniques[0]

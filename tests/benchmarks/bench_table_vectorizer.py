@@ -72,7 +72,9 @@ def make_table(n_rows: int, seed: int = 0) -> pd.DataFrame:
             n_unique=min(n_unique, n_rows), n_rows=n_rows, seed=i
         )
         columns[f"high_{i}"] = pd.Series(rows, dtype="str")
-    days = np.datetime64("1980-01-01") + rng.integers(0, 10_000, n_rows)
+    days = np.datetime64("1980-01-01") + rng.integers(0, 10_000, n_rows).astype(
+        "timedelta64[D]"
+    )
     columns["date"] = pd.Series(
         pd.DatetimeIndex(days).strftime("%m/%d/%Y"), dtype="str"
     )
