@@ -21,6 +21,7 @@ __all__ = [
     "detect_date_format",
     "detect_time_format",
     "is_missing",
+    "is_missing_token",
     "is_number",
     "parse_dates",
     "parse_numbers",
@@ -29,9 +30,9 @@ __all__ = [
     "stringify",
 ]
 
-# Strings that mean "no value" inside a column of numbers (compared stripped and
-# lower-cased). They are only read as missing once the rest of the column is
-# known to hold numbers.
+# Strings that mean "no value" inside a column of numbers, dates or times (compared
+# stripped and lower-cased). They are only read as missing once the rest of the
+# column is known to hold numbers, dates or times.
 MISSING_TOKENS = frozenset({"", "nan", "na", "n/a", "null", "none", "-", "?"})
 
 # A mantissa with at least one digit ("12", "1,234.5", "3.", ".5"), then an optional
@@ -128,6 +129,23 @@ _SAMPLE = 200
 def is_number(value: Any) -> bool:
     return isinstance(value, Real | np.number | Decimal) and not isinstance(
         value, bool | np.bool_
+    )
+
+
+def is_missing_token(values: np.ndarray) -> np.ndarray:
+    """Return which values are strings that mean "no value" (:data:`MISSING_TOKENS`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._parsing import is_missing_token
+    >>> is_missing_token(np.array(["2020-01-01", " ", "N/A", None], dtype=object))
+    array([False,  True,  True, False])
+    """
+    return np.fromiter(
+        (isinstance(v, str) and v.strip().lower() in MISSING_TOKENS for v in values),
+        dtype=bool,
+        count=len(values),
     )
 
 
@@ -236,7 +254,9 @@ def detect_time_format(values: np.ndarray) -> str | None:
     """Return the format of strings that all read as times of day, or None.
 
     Times are ``H:MM``, ``H:MM:SS`` or ``H:MM:SS.fff``, 24-hour or with
-    ``AM``/``PM``; the format returned names the widest form seen.
+    ``AM``/``PM``; the format returned names the widest form seen. Missing tokens
+    (:data:`MISSING_TOKENS`: blanks, ``"n/a"``, ``"-"``...) are left out; at least
+    one value must be a time.
 
     Examples
     --------
@@ -248,7 +268,12 @@ def detect_time_format(values: np.ndarray) -> str | None:
     '%I:%M %p'
     >>> detect_time_format(np.array(["21:37", "bus"], dtype=object)) is None
     True
+    >>> detect_time_format(np.array(["21:37", " ", "n/a"], dtype=object))
+    '%H:%M'
     """
+    values = values[~is_missing_token(values)]
+    if not len(values):
+        return None
     for part in sample_then_all(values):
         if not all(isinstance(v, str) and _TIME.fullmatch(v.strip()) for v in part):
             return None
@@ -298,7 +323,8 @@ def detect_date_format(
     (``"Mar 2020"``, ``"12 March 2020"``) and RFC 2822 (``"Sun, 01 Mar 2020
     10:00:00 +0100"``, converted to UTC). When both month-first and day-first
     read every value, month-first is chosen (day-first with ``dayfirst=True``)
-    and the note says so.
+    and the note says so. Missing tokens (:data:`MISSING_TOKENS`: blanks,
+    ``"n/a"``, ``"-"``...) are left out; at least one value must be a date.
 
     Examples
     --------
@@ -310,7 +336,12 @@ def detect_date_format(
     ('ISO8601', '')
     >>> detect_date_format(np.array(["09/12/1986"], dtype=object), dayfirst=True)
     ('%d/%m/%Y', '; day/month order ambiguous, day first (dayfirst=True)')
+    >>> detect_date_format(np.array(["2020-03-01", "", "-"], dtype=object))
+    ('ISO8601', '')
     """
+    values = values[~is_missing_token(values)]
+    if not len(values):
+        return None
     if not all(
         isinstance(v, str) and 6 <= len(v.strip()) <= 40 and _HAS_DIGIT.search(v)
         for v in values[:_SAMPLE]

@@ -40,6 +40,7 @@ from autocat._dataframe import (
 )
 from autocat._datetime import DatetimeEncoder
 from autocat._minhash import MinHashEncoder
+from autocat._parsing import is_missing_token
 from autocat._text import TextEncoder
 
 if TYPE_CHECKING:
@@ -292,7 +293,9 @@ def convert_values(
             values = parse_times(strings)
         else:
             values = parse_dates(strings, fmt)
-        warn_unread(state, uniques, ~np.isnat(values), f"dates ({fmt})")
+        # blanks, "n/a", "-"... are missing, as in columns of numbers
+        ok = ~np.isnat(values) | is_missing_token(strings)
+        warn_unread(state, uniques, ok, f"dates ({fmt})")
         return codes, values
     # text: every value is read as its str; distinct values may then merge
     if uniques.dtype.kind == "O" and (

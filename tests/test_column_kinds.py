@@ -196,6 +196,21 @@ def test_times_of_day():
     assert off.kind == "low_cardinality"
 
 
+@pytest.mark.parametrize("token", ["", " ", "n/a", "-", "NULL", "?"])
+def test_missing_tokens_leave_dates_and_times_dates_and_times(token):
+    dates = _obj("2020-03-01", token, "2021-12-31", "2019-07-04")
+    assert detect_date_format(dates) == ("ISO8601", "")
+    assert decide("string", dates, 0, 4).kind == "datetime"
+    assert np.isnat(parse_dates(dates, "ISO8601")).tolist() == [0, 1, 0, 0]
+    times = _obj("21:37", token, "08:05")
+    assert detect_time_format(times) == "%H:%M"
+    assert decide("string", times, 0, 3).conversion == "time"
+    # a token is no date on its own, and other words still break the format
+    assert detect_date_format(_obj(token, "-")) is None
+    assert detect_date_format(_obj("2020-03-01", "soon")) is None
+    assert detect_time_format(_obj("21:37", "late")) is None
+
+
 def test_dates_flag_off():
     values = _obj("2020-03-01", "2021-12-31")
     assert decide("string", values, 0, 2, parse_dates=False).kind == "low_cardinality"

@@ -467,6 +467,26 @@ def test_model_files_keep_tokens_and_time_zone_awareness():
         loaded.transform(frame.assign(t=stamps))
 
 
+def test_blanks_among_dates_are_missing_at_fit_and_at_transform():
+    # A blank, "n/a" or "-" in a date or time column is a missing value, as in a
+    # column of numbers: the column stays a date, and no warning is raised.
+    days = [f"2020-01-{day:02d}" for day in range(1, 29)]
+    times = [f"{hour}:{minute:02d}" for hour in range(8, 15) for minute in (0, 20)]
+    train = pd.DataFrame({"day": [*days, " ", "n/a"], "time": [*times * 2, "", "-"]})
+    vectorizer = TableVectorizer().fit(train)
+    assert vectorizer.column_kinds_ == {"day": "datetime", "time": "datetime"}
+    fitted_without = TableVectorizer().fit(train.iloc[:28])
+    new = pd.DataFrame({"day": ["2021-02-03", "", "N/A"], "time": ["9:40", " ", "?"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for fitted in (vectorizer, fitted_without):
+            out = np.asarray(fitted.transform(new))
+            assert not np.isnan(out[0]).any() and np.isnan(out[1:]).all()
+    # a value of another kind is still reported
+    with pytest.warns(UserWarning, match="do not read as such now, e.g. 'soon'"):
+        vectorizer.transform(new.assign(day=["soon", "", "2021-02-03"]))
+
+
 def test_decimal_comma_numbers_are_read_at_fit_and_transform_and_saved():
     from autocat import _model_state as model_state
 
