@@ -11,10 +11,13 @@ training rows, its number of trees chosen by early stopping on the rest of them
 only once, by that finished model. So a trial's score comes from rows that chose
 nothing, and its out-of-fold predictions are honest inputs for ensemble selection.
 
-How trials run: they are asked from Optuna in batches of fixed size, run at once on
-a thread pool, and told in trial order when the whole batch is done. The sampler
-therefore sees the same history whatever the number of threads: with ``n_trials``
-and no time budget the result is the same for any ``n_jobs``.
+How trials run: without a time budget, they are asked from Optuna in batches of
+fixed size, run at once on a thread pool, and told in trial order when the whole
+batch is done. The sampler therefore sees the same history whatever the number of
+threads: with ``n_trials`` and no time budget the result is the same for any
+``n_jobs``. With a time budget, which no run can make reproducible, as many trials
+run as there are threads for them, and a new one is asked as soon as one is told, so
+that no core waits for the slowest trial of a batch.
 """
 
 from __future__ import annotations
@@ -27,7 +30,13 @@ import os
 import sys
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import (
+    ALL_COMPLETED,
+    FIRST_COMPLETED,
+    Future,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -581,104 +590,107 @@ def tune(
     errors: list[BaseException] = []
     interrupted = stopped = False
     n_cut = asked = 0
-    # Batches of fixed size when the result must be reproducible; with a time
-    # budget, as many trials as threads (the first alone: it decides CV/holdout).
+    # Without a time budget, batches of fixed size, told in trial order once all
+    # have finished: the result is reproducible. With one, as many trials as
+    # threads, and a new one starts as soon as one ends: trial costs differ
+    # tenfold between configurations, and a core left waiting for the slowest
+    # trial of a batch is budget lost. The first trial runs alone either way: it
+    # decides CV or holdout.
     batch = parallel if deadline is not None else BATCH_TRIALS
     alone_threads = total if len(y) >= ALONE_ALL_THREADS_ROWS else xgb_threads
     pool = ThreadPoolExecutor(parallel, thread_name_prefix="autocat-trial")
+
+    def launch(size: int, threads: int) -> list[tuple[optuna.Trial, Future[Any]]]:
+        nonlocal asked
+        with quiet_optuna(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            trials = []
+            for _ in range(size):
+                if queue:
+                    entry = queue.pop(0)
+                    marked = log_target.enqueue_attrs(entry)
+                    if marked is None:
+                        study.enqueue_trial(entry, skip_if_exists=True)
+                    else:
+                        study.enqueue_trial(entry, user_attrs=marked)
+                trials.append(study.ask())
+            skip = unique_text.skip()
+            suggested = [suggest_params(trial, skip=skip) for trial in trials]
+        transforms = []
+        for trial, params in zip(trials, suggested, strict=True):
+            unique_text.asked(trial.number, params)
+            # a trial that repeats another to measure something keeps the
+            # target transform of the trial it repeats
+            repeats = unique_text.base if unique_text.number == trial.number else None
+            transform = log_target.transform(trial.number, trial.user_attrs, repeats)
+            if transform != "none":
+                trial.set_user_attr(log_target.name, transform)
+            transforms.append(transform)
+        asked += size
+        context = contextvars.copy_context()
+        return [
+            (trial, pool.submit(_run_in, context.copy(), run, trial, p, threads, t))
+            for trial, p, t in zip(trials, suggested, transforms, strict=True)
+        ]
+
+    def tell(trial: optuna.Trial, outcome: Any) -> None:
+        nonlocal n_cut, interrupted, stopped
+        frozen, record = _tell(study, trial, outcome)
+        unique_text.told(trial.number, record, queue)
+        log_target.told(trial.number, record)
+        if record is not None:
+            if still_learning(record):
+                faster_first(queue, portfolio_entries, record)
+            records.append(record)
+            records.sort(key=lambda r: (-r.score, r.number))
+            del records[KEEP_TRIALS:]
+            for worse in records[KEEP_VECTORIZERS:]:
+                worse.release()
+            _log_trial(study, frozen, record)
+        elif isinstance(outcome, BudgetExhausted):
+            n_cut += 1
+        elif not isinstance(outcome, optuna.TrialPruned):
+            errors.append(outcome)
+            logger.warning(
+                "trial %d failed: %s: %s", trial.number, type(outcome).__name__, outcome
+            )
+            if is_fatal_error(outcome):
+                stopped = True
+        progress.update(_best_value(study))
+        if interrupted:
+            return
+        try:
+            stopped = _call_callbacks(callbacks, study, frozen) or stopped
+        except KeyboardInterrupt:
+            interrupted = stopped = True
+
+    in_flight: list[tuple[optuna.Trial, Future[Any]]] = []
     try:
-        while not stopped and (n_trials is None or asked < n_trials):
-            # While time is left another batch starts: trial costs differ tenfold
-            # between configurations, so a slow one says little about the next,
-            # and a trial the deadline cuts costs only time the budget left unused.
-            if budget.exhausted():
-                break
+        while True:
             alone = search.switch is not None
-            size = 1 if alone else batch
-            # A trial that runs alone (it plans the protocol) has every thread
-            # where a table is large enough for them to pay.
-            threads = alone_threads if alone else xgb_threads
+            room = (1 if alone else batch) - len(in_flight)
+            if deadline is None and in_flight:  # a fixed batch ends first
+                room = 0
             if n_trials is not None:
-                size = min(size, n_trials - asked)
-            with quiet_optuna(), warnings.catch_warnings():
-                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-                trials = []
-                for _ in range(size):
-                    if queue:
-                        entry = queue.pop(0)
-                        marked = log_target.enqueue_attrs(entry)
-                        if marked is None:
-                            study.enqueue_trial(entry, skip_if_exists=True)
-                        else:
-                            study.enqueue_trial(entry, user_attrs=marked)
-                    trials.append(study.ask())
-                skip = unique_text.skip()
-                suggested = [suggest_params(trial, skip=skip) for trial in trials]
-            transforms = []
-            for trial, params in zip(trials, suggested, strict=True):
-                unique_text.asked(trial.number, params)
-                # a trial that repeats another to measure something keeps the
-                # target transform of the trial it repeats
-                repeats = (
-                    unique_text.base if unique_text.number == trial.number else None
-                )
-                transform = log_target.transform(
-                    trial.number, trial.user_attrs, repeats
-                )
-                if transform != "none":
-                    trial.set_user_attr(log_target.name, transform)
-                transforms.append(transform)
-            asked += size
-            context = contextvars.copy_context()
-            futures = [
-                pool.submit(_run_in, context.copy(), run, trial, p, threads, t)
-                for trial, p, t in zip(trials, suggested, transforms, strict=True)
-            ]
+                room = min(room, n_trials - asked)
+            if not stopped and not budget.exhausted() and room > 0:
+                in_flight += launch(room, alone_threads if alone else xgb_threads)
+            if not in_flight:
+                break
+            futures = [future for _, future in in_flight]
+            first = FIRST_COMPLETED if deadline is not None else ALL_COMPLETED
             try:
-                outcomes = [future.result() for future in futures]
+                wait(futures, return_when=first)
             except KeyboardInterrupt:
                 interrupted = stopped = True
                 budget.cancel()  # trials in flight stop at their next check
-                outcomes = [future.result() for future in futures]
-            for trial, outcome in zip(trials, outcomes, strict=True):
-                frozen, record = _tell(study, trial, outcome)
-                unique_text.told(trial.number, record, queue)
-                log_target.told(trial.number, record)
-                if record is not None:
-                    if still_learning(record):
-                        faster_first(queue, portfolio_entries, record)
-                    records.append(record)
-                    records.sort(key=lambda r: (-r.score, r.number))
-                    del records[KEEP_TRIALS:]
-                    for worse in records[KEEP_VECTORIZERS:]:
-                        worse.release()
-                    _log_trial(study, frozen, record)
-                elif isinstance(outcome, BudgetExhausted):
-                    n_cut += 1
-                elif not isinstance(outcome, optuna.TrialPruned):
-                    errors.append(outcome)
-                    logger.warning(
-                        "trial %d failed: %s: %s",
-                        trial.number,
-                        type(outcome).__name__,
-                        outcome,
-                    )
-                    if is_fatal_error(outcome):
-                        stopped = True
-                progress.update(_best_value(study))
-                if interrupted:
-                    continue
-                try:
-                    stopped = _call_callbacks(callbacks, study, frozen) or stopped
-                except KeyboardInterrupt:
-                    interrupted = stopped = True
-            if interrupted:
-                logger.warning(
-                    "interrupted: keeping the best of %d finished trials",
-                    len(records),
-                )
+                wait(futures)
+            done = [pair for pair in in_flight if pair[1].done()]
+            in_flight = [pair for pair in in_flight if not pair[1].done()]
+            for trial, future in done:  # in trial order
+                tell(trial, future.result())
             if len(errors) >= 3 and not records:
-                break  # the recipe fails on this data: report why
+                stopped = True  # the recipe fails on this data: report why
             unique_text.queue(records, queue)
             # with n_trials, the log target is measured in the last batch at
             # the latest, however few of the portfolio's trials fit before it
@@ -687,8 +699,10 @@ def tune(
                              and 0 < left <= batch)  # fmt: skip
             if deadline is not None and reserve is not None and records:
                 budget.deadline = deadline - reserve(records[0])
-            if budget.exhausted() or stopped:
-                break
+        if interrupted:
+            logger.warning(
+                "interrupted: keeping the best of %d finished trials", len(records)
+            )
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         progress.close()
