@@ -663,6 +663,7 @@ def tune(
             stopped = _call_callbacks(callbacks, study, frozen) or stopped
         except KeyboardInterrupt:
             interrupted = stopped = True
+            budget.cancel()  # trials still in flight stop at their next check
 
     in_flight: list[tuple[optuna.Trial, Future[Any]]] = []
     try:

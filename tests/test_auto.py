@@ -15,6 +15,7 @@ from xgboost import XGBClassifier, XGBRegressor
 import autocat
 import autocat._recipe
 from autocat import AutoResult, TableVectorizer, auto_fit
+from autocat._budget import BudgetExhausted
 from autocat._encoder_choice import ENCODER_NAMES
 from autocat._target import infer_task
 from autocat._trials import TrialRunner
@@ -415,6 +416,33 @@ def test_with_a_time_budget_a_free_thread_starts_the_next_trial(monkeypatch):
         if number > 1 and start >= slow_start and end <= slow_end
     ]
     assert len(meanwhile) >= 2, spans
+
+
+@pytest.mark.skipif(_available_cores() < 2, reason="needs two cores for two trials")
+def test_ctrl_c_under_a_time_budget_cuts_the_trials_in_flight(monkeypatch):
+    # Trials 1 and 2 run together; Ctrl-C while trial 1 is told must cut trial 2
+    # (here 20 s long) at its next check of the budget, not wait for its end.
+    real_run = TrialRunner.run
+
+    def run(self, trial, *args):
+        if trial.number == 2:
+            stop = time.monotonic() + 20
+            while time.monotonic() < stop:
+                if self.budget.exhausted():
+                    raise BudgetExhausted("cut")
+                time.sleep(0.05)
+        return real_run(self, trial, *args)
+
+    def interrupt(study, trial):
+        if trial.number == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(TrialRunner, "run", run)
+    start = time.monotonic()
+    result = auto_fit(_frame(60), "salary", time_budget=40, n_jobs=2,
+                      show_progress=False, callbacks=[interrupt])  # fmt: skip
+    assert time.monotonic() - start < 15
+    assert result.interrupted_ and result.predict(_frame(60)).shape == (60,)
 
 
 def test_ctrl_c_returns_the_best_so_far():
