@@ -15,11 +15,9 @@ from xgboost import XGBClassifier, XGBRegressor
 import autocat
 import autocat._recipe
 from autocat import AutoResult, TableVectorizer, auto_fit
-from autocat._budget import BudgetExhausted
 from autocat._encoder_choice import ENCODER_NAMES
 from autocat._target import infer_task
-from autocat._trials import TrialRunner
-from autocat._tuning import BATCH_TRIALS, _available_cores
+from autocat._tuning import BATCH_TRIALS
 
 _HAS_POLARS = importlib.util.find_spec("polars") is not None
 
@@ -389,60 +387,6 @@ def test_time_budget_within_ten_percent(n_jobs):
         assert elapsed <= max(1.1 * budget, budget + 2), (budget, elapsed)
         assert result.n_trials_ >= 2
         _assert_fully_trained(result)
-
-
-@pytest.mark.skipif(_available_cores() < 2, reason="needs two cores for two trials")
-def test_with_a_time_budget_a_free_thread_starts_the_next_trial(monkeypatch):
-    # Trial 1 is slow. With a time budget, the other thread runs the next trials
-    # meanwhile; in fixed batches of two it would wait for trial 1 to end.
-    spans = {}
-    real_run = TrialRunner.run
-
-    def run(self, trial, *args):
-        start = time.monotonic()
-        if trial.number == 1:
-            time.sleep(4)
-        try:
-            return real_run(self, trial, *args)
-        finally:
-            spans[trial.number] = (start, time.monotonic())
-
-    monkeypatch.setattr(TrialRunner, "run", run)
-    auto_fit(_frame(80), "salary", time_budget=12, n_jobs=2, show_progress=False)
-    slow_start, slow_end = spans[1]
-    meanwhile = [
-        number
-        for number, (start, end) in spans.items()
-        if number > 1 and start >= slow_start and end <= slow_end
-    ]
-    assert len(meanwhile) >= 2, spans
-
-
-@pytest.mark.skipif(_available_cores() < 2, reason="needs two cores for two trials")
-def test_ctrl_c_under_a_time_budget_cuts_the_trials_in_flight(monkeypatch):
-    # Trials 1 and 2 run together; Ctrl-C while trial 1 is told must cut trial 2
-    # (here 20 s long) at its next check of the budget, not wait for its end.
-    real_run = TrialRunner.run
-
-    def run(self, trial, *args):
-        if trial.number == 2:
-            stop = time.monotonic() + 20
-            while time.monotonic() < stop:
-                if self.budget.exhausted():
-                    raise BudgetExhausted("cut")
-                time.sleep(0.05)
-        return real_run(self, trial, *args)
-
-    def interrupt(study, trial):
-        if trial.number == 1:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(TrialRunner, "run", run)
-    start = time.monotonic()
-    result = auto_fit(_frame(60), "salary", time_budget=40, n_jobs=2,
-                      show_progress=False, callbacks=[interrupt])  # fmt: skip
-    assert time.monotonic() - start < 15
-    assert result.interrupted_ and result.predict(_frame(60)).shape == (60,)
 
 
 def test_ctrl_c_returns_the_best_so_far():
