@@ -14,14 +14,13 @@ from autocat._trials import TrialRunner
 from autocat._tuning import _available_cores
 
 
-def _frame(n, seed=0):
-    rng = np.random.default_rng(seed)
-    jobs = rng.choice(["police officer", "bus operator", "nurse", "clerk"], n)
-    df = pd.DataFrame({"job": jobs, "years": rng.integers(0, 30, n).astype(float)})
-    df["salary"] = (
-        df["years"] * 2.0 + (df["job"] == "nurse") * 10.0 + rng.normal(0, 1, n)
-    )
-    return df
+def _table(n):
+    """A small regression table: a few trials of it take well under a second."""
+    rng = np.random.default_rng(7)
+    cities = rng.choice(["Paris", "Lyon", "Nice", "Lille"], n)
+    size = rng.uniform(20, 120, n)
+    rent = size * 15 + (cities == "Paris") * 400 + rng.normal(0, 50, n)
+    return pd.DataFrame({"city": cities, "size": size, "rent": rent})
 
 
 @pytest.mark.skipif(_available_cores() < 2, reason="needs two cores for two trials")
@@ -41,7 +40,7 @@ def test_with_a_time_budget_a_free_thread_starts_the_next_trial(monkeypatch):
             spans[trial.number] = (start, time.monotonic())
 
     monkeypatch.setattr(TrialRunner, "run", run)
-    auto_fit(_frame(80), "salary", time_budget=12, n_jobs=2, show_progress=False)
+    auto_fit(_table(80), "rent", time_budget=12, n_jobs=2, show_progress=False)
     slow_start, slow_end = spans[1]
     meanwhile = [
         number
@@ -72,7 +71,7 @@ def test_ctrl_c_under_a_time_budget_cuts_the_trials_in_flight(monkeypatch):
 
     monkeypatch.setattr(TrialRunner, "run", run)
     start = time.monotonic()
-    result = auto_fit(_frame(60), "salary", time_budget=40, n_jobs=2,
+    result = auto_fit(_table(60), "rent", time_budget=40, n_jobs=2,
                       show_progress=False, callbacks=[interrupt])  # fmt: skip
     assert time.monotonic() - start < 15
-    assert result.interrupted_ and result.predict(_frame(60)).shape == (60,)
+    assert result.interrupted_ and result.predict(_table(60)).shape == (60,)
