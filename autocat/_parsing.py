@@ -149,6 +149,32 @@ def is_missing_token(values: np.ndarray) -> np.ndarray:
     )
 
 
+def _present_if(values: np.ndarray, test: Any) -> np.ndarray | None:
+    """``values`` without missing tokens if ``test`` holds on them, else None.
+
+    ``test`` runs on a sample first, so that most columns are rejected without a
+    pass over all their values. At least one value must be left.
+    """
+    head = values[:_SAMPLE]
+    if not test(head[~is_missing_token(head)]):
+        return None
+    present: np.ndarray = values[~is_missing_token(values)]
+    if not len(present) or not test(present):
+        return None
+    return present
+
+
+def _all_times(values: np.ndarray) -> bool:
+    return all(isinstance(v, str) and _TIME.fullmatch(v.strip()) for v in values)
+
+
+def _may_be_dates(values: np.ndarray) -> bool:
+    return all(
+        isinstance(v, str) and 6 <= len(v.strip()) <= 40 and _HAS_DIGIT.search(v)
+        for v in values
+    )
+
+
 def sample_then_all(values: np.ndarray) -> list[np.ndarray]:
     """Return a small sample first, to reject most columns cheaply, then all."""
     if len(values) <= _SAMPLE:
@@ -271,15 +297,10 @@ def detect_time_format(values: np.ndarray) -> str | None:
     >>> detect_time_format(np.array(["21:37", " ", "n/a"], dtype=object))
     '%H:%M'
     """
-    values = values[~is_missing_token(values)]
-    if not len(values):
+    present = _present_if(values, _all_times)
+    if present is None or np.isnat(parse_times(present)).any():
         return None
-    for part in sample_then_all(values):
-        if not all(isinstance(v, str) and _TIME.fullmatch(v.strip()) for v in part):
-            return None
-    if np.isnat(parse_times(values)).any():
-        return None
-    matches = [_TIME.fullmatch(v.strip()) for v in values]
+    matches = [_TIME.fullmatch(v.strip()) for v in present]
     fmt = "%I:%M" if any(m["p"] for m in matches) else "%H:%M"
     if any(m["s"] for m in matches):
         fmt += ":%S"
@@ -339,27 +360,29 @@ def detect_date_format(
     >>> detect_date_format(np.array(["2020-03-01", "", "-"], dtype=object))
     ('ISO8601', '')
     """
-    values = values[~is_missing_token(values)]
-    if not len(values):
+    # cheap rejections on a sample, before the missing tokens leave all values
+    head = values[:_SAMPLE]
+    head = head[~is_missing_token(head)]
+    if not len(head):  # the sample held tokens only
+        head = values[~is_missing_token(values)][:_SAMPLE]
+    if not len(head) or not _may_be_dates(head):
         return None
-    if not all(
-        isinstance(v, str) and 6 <= len(v.strip()) <= 40 and _HAS_DIGIT.search(v)
-        for v in values[:_SAMPLE]
-    ):
-        return None
-    if all(_ISO.fullmatch(v.strip()) for v in values):
-        if not np.isnat(parse_dates(values, "ISO8601")).any():
-            return "ISO8601", ""
-        return None
+    iso = all(_ISO.fullmatch(v.strip()) for v in head)
     pairs = _DAY_FIRST_PAIRS if dayfirst else _AMBIGUOUS_PAIRS
     formats = _DATE_FORMATS
     if dayfirst:  # each day-first format takes its month-first twin's place
         twins = {**_AMBIGUOUS_PAIRS, **_DAY_FIRST_PAIRS}
         formats = tuple(twins.get(fmt, fmt) for fmt in _DATE_FORMATS)
-    first = values[0].strip()
-    for fmt in formats:
-        if not _reads_as(first, fmt):  # a cheap rejection before parsing them all
-            continue
+    first = head[0].strip()
+    candidates = [fmt for fmt in formats if _reads_as(first, fmt)]
+    if not iso and not candidates:
+        return None
+    values = values[~is_missing_token(values)]
+    if iso and all(_ISO.fullmatch(v.strip()) for v in values):
+        if not np.isnat(parse_dates(values, "ISO8601")).any():
+            return "ISO8601", ""
+        return None
+    for fmt in candidates:
         if all(
             not np.isnat(parse_dates(part, fmt)).any()
             for part in sample_then_all(values)

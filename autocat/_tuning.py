@@ -686,8 +686,10 @@ def tune(
                 interrupted = stopped = True
                 budget.cancel()  # trials in flight stop at their next check
                 wait(futures)
-            done = [pair for pair in in_flight if pair[1].done()]
-            in_flight = [pair for pair in in_flight if not pair[1].done()]
+            # one look at each future: one that ends in between is in one list
+            ended = [pair[1].done() for pair in in_flight]
+            done = [pair for pair, end in zip(in_flight, ended, strict=True) if end]
+            in_flight = [p for p, end in zip(in_flight, ended, strict=True) if not end]
             for trial, future in done:  # in trial order
                 tell(trial, future.result())
             if len(errors) >= 3 and not records:

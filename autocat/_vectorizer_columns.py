@@ -294,7 +294,8 @@ def convert_values(
         else:
             values = parse_dates(strings, fmt)
         # blanks, "n/a", "-"... are missing, as in columns of numbers
-        ok = ~np.isnat(values) | is_missing_token(strings)
+        ok = ~np.isnat(values)
+        ok[~ok] = is_missing_token(strings[~ok])
         warn_unread(state, uniques, ok, f"dates ({fmt})")
         return codes, values
     # text: every value is read as its str; distinct values may then merge

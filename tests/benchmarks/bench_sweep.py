@@ -205,7 +205,7 @@ def report(name, frame, target, args, bound, counts):
 
 
 def _paper_score(paper, result, X_train, y_train, X_test, y_test) -> float:
-    """The paper's recipe on the same rows, scored as ``AutoResult.score`` does."""
+    """The paper's recipe on the same rows, scored as the sweep scores ``auto_fit``."""
     if result.task_ == "regression":
         y_fit = pd.to_numeric(y_train)
         paper.fit(X_train, y_fit)
