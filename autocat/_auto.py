@@ -17,18 +17,16 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from autocat._budget import BudgetExhausted
 from autocat._encoder_choice import check_specific
 from autocat._ensemble import fold_scorer
-from autocat._final import (
-    FALLBACK_ROWS,
-    RESCUE_XGB_PARAMS,
-    FinalReserve,
-    fallback_model,
-    final_model,
-    rescue_model,
-    rescue_seconds,
-    warm_kernels,
-)
+from autocat._final import FinalReserve, final_model, warm_kernels
 from autocat._log_target import TARGET_TRANSFORM_MODES, check_log_target
 from autocat._recipe import TASKS, Recipe, in_own_thread
+from autocat._rescue import (
+    FALLBACK_ROWS,
+    RESCUE_XGB_PARAMS,
+    fallback_model,
+    rescue_model,
+    rescue_seconds,
+)
 from autocat._result import AutoResult
 from autocat._search_space import default_params, portfolio
 from autocat._target import (
@@ -38,7 +36,7 @@ from autocat._target import (
     tokens_as_missing,
     whole_numbers,
 )
-from autocat._trials import EncodingCache
+from autocat._trials import EncodingCache, TrialCut, TrialRecord
 from autocat._tuning import TuneOutcome, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
 from autocat._vectorizer_columns import warn_once_per_column
@@ -569,6 +567,8 @@ def auto_fit(
     if target_transform != "none":  # studies of earlier versions stay resumable
         fingerprint["target_transform"] = target_transform
 
+    unfinished: list[TrialRecord] = []
+
     def search(until: float | None, **overrides: Any) -> TuneOutcome | None:
         options: dict[str, Any] = {
             "task": task,
@@ -594,9 +594,11 @@ def auto_fit(
         }
         try:
             return tune(X, y, **{**options, **overrides})
-        except BudgetExhausted:
+        except BudgetExhausted as cut:
             if fallback is None:
                 raise
+            if isinstance(cut, TrialCut):  # no trial finished, one left folds
+                unfinished.append(cut.record)
             return None
 
     search_start = time.monotonic()
@@ -638,6 +640,13 @@ def auto_fit(
                 )  # fmt: skip
                 if resumed is not None and resumed.records:
                     outcome = resumed
+                    # the first search's trial cut after some folds (same folds)
+                    # competes with the resumed search's own
+                    first = unfinished[0] if unfinished else None
+                    if first is not None and (
+                        outcome.partial is None or first.score > outcome.partial.score
+                    ):
+                        outcome.partial = first  # fmt: skip
                     notes.append(
                         f"no trial finished before the time kept for the rescue "
                         f"recipe; it trained in less, and the search resumed for "
@@ -672,7 +681,7 @@ def auto_fit(
         )  # fmt: skip
         notes.extend(final.notes)
         study = outcome.study
-        best = outcome.records[0]
+        best = final.best or outcome.records[0]
         best_params = {**best.recipe_params, "n_estimators": best.n_estimators}
         n_folds = outcome.n_folds
     elapsed = time.monotonic() - start

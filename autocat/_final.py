@@ -6,7 +6,9 @@ trials' out-of-fold predictions; each member is then refit on all rows when the
 time budget allows it, and otherwise is the average of the models the search
 already trained on its folds, so the result is always fully trained (a lighter
 member whose fold models can no longer be built in time is left out; the first
-member is then its first fold's model, whose time the search reserved). The score
+member is then its first fold's model, whose time the search reserved). A trial
+the time budget cut after some of its folds joins the candidates, on the rows of
+those folds, when it is better than every finished trial there. The score
 reported for the final model is cross-validated over the rows: the selection is
 made on all folds but one and scored on the one left out, in turn.
 """
@@ -22,21 +24,18 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
-from autocat._ensemble import EnsembleModel
-from autocat._recipe import Recipe, xgboost_threads
+from autocat._ensemble import EnsembleModel, score_predictions
+from autocat._recipe import Recipe
 from autocat._selection import (
     cross_validated_selection_score,
+    paired_loss_share,
     select_weights,
     selection_groups,
 )
 from autocat._trials import (
-    EARLY_STOPPING_ROUNDS,
-    MAX_ROUNDS,
     STOP_FRACTION,
     BudgetCallback,
     TrialRecord,
-    fit_early_stopped,
-    inner_splits,
     thread_speedup,
 )
 
@@ -48,19 +47,14 @@ if TYPE_CHECKING:
     from autocat._tuning import TuneOutcome
 
 __all__ = [
-    "FALLBACK_ROWS",
     "REFIT_MARGIN",
-    "RESCUE_XGB_PARAMS",
     "FinalModel",
     "FinalReserve",
     "TrainingRows",
-    "fallback_model",
     "final_model",
     "final_reserve",
     "fold_models_seconds",
     "refit_seconds",
-    "rescue_model",
-    "rescue_seconds",
     "warm_kernels",
 ]
 
@@ -68,31 +62,10 @@ logger = logging.getLogger("autocat")
 
 # A refit is started only if its estimate times this margin fits in the time left.
 REFIT_MARGIN = 1.3
-# Rows of the model returned when a time budget allows no trial to finish.
-FALLBACK_ROWS = 1_000
-# XGBoost's settings in the rescue recipe: the paper's encoding (min-hash, d = 30)
-# before XGBoost at a lower learning rate than its default 0.3, rows and columns
-# subsampled, trees by early stopping on an inner fifth. Of four candidates on
-# the 16 shared tasks (10,000 rows at most, 3 splits), it was the
-# leave-one-task-out choice on each task, and scored above XGBoost's defaults
-# on 14 of them held out, by 0.012 at the median (recipes/21_rescue_settings.py).
-# It takes 1.6 times as long as XGBoost's defaults (median over the tasks), so a
-# short budget trains it on fewer rows.
-RESCUE_XGB_PARAMS: dict[str, float] = {
-    "learning_rate": 0.1,
-    "subsample": 0.8,
-    "colsample_bytree": 0.8,
-}
-# When no trial has finished with this share of a time budget left, the search
-# stops and the rest trains the rescue recipe on as many rows as it allows; more
-# when that recipe on all rows needs more (see :func:`rescue_seconds`), up to
-# the larger share.
-RESCUE_SHARE = 1 / 3
-RESCUE_MAX_SHARE = 2 / 3
-# Each fit of :func:`rescue_model` uses this many times the rows of the last.
-_RESCUE_GROWTH = 4
-# ... and at least this many times, or all rows (a smaller step is not worth it).
-_RESCUE_MIN_GROWTH = 1.5
+# A trial the time budget cut leads the selection only if it scores above the
+# best finished trial on the rows of its finished folds in at least this share of
+# paired bootstrap resamples (a one-sided test at the usual 5% level).
+PARTIAL_CONFIDENCE = 0.95
 _WARM = False
 
 
@@ -115,6 +88,9 @@ class FinalModel:
         Time spent building the final model.
     notes : list of str
         Sentences for :meth:`AutoResult.summary`.
+    best : TrialRecord or None
+        The trial of ``pipeline``: the best finished trial, or a trial the time
+        budget cut that scored above it on the rows of its finished folds.
     """
 
     model: Any
@@ -123,6 +99,7 @@ class FinalModel:
     cv_score: float
     seconds: float
     notes: list[str] = field(default_factory=list)
+    best: TrialRecord | None = None
 
 
 @dataclass(frozen=True)
@@ -369,137 +346,6 @@ class FinalReserve:
         )
 
 
-def fallback_model(
-    X: pd.DataFrame,
-    y: np.ndarray,
-    task: str,
-    random_state: int,
-    n_threads: int,
-    specific_transformers: dict[str, Any] | None = None,
-    *,
-    n_rows: int = FALLBACK_ROWS,
-    budget: Budget | None = None,
-    xgb_params: dict[str, float] | None = None,
-) -> Pipeline | None:
-    """Train the rescue recipe on at most ``n_rows`` random rows.
-
-    The rescue recipe is the paper's encoding (the vectorizer's defaults:
-    min-hash, d = 30) before XGBoost with :data:`RESCUE_XGB_PARAMS` (or
-    ``xgb_params``, which recipe 21 compares), its trees chosen by early
-    stopping on an inner fifth of the rows.
-    Built before a time-budgeted search on :data:`FALLBACK_ROWS` rows, so that a
-    fully trained model exists even if no trial finishes in time; and, when no
-    trial has finished, on as many rows as the rest of the budget allows. Every
-    class keeps at least one row. Returns ``None`` if ``budget`` cut the fit.
-    """
-    rng = np.random.default_rng(random_state)
-    if len(y) <= n_rows:
-        rows = np.arange(len(y))
-    else:
-        rows = rng.choice(len(y), n_rows, replace=False)
-        if task != "regression":
-            _, first = np.unique(y, return_index=True)
-            rows = np.union1d(rows, first)
-        rows = np.sort(rows)
-    (fit, stop), = inner_splits([(rows, rows)], y, task, random_state)  # fmt: skip
-    training = TrainingRows(X, y, task, random_state, n_threads, specific_transformers)
-    recipe = training.recipe(RESCUE_XGB_PARAMS if xgb_params is None else xgb_params)
-    guard = BudgetCallback(Budget(None) if budget is None else budget)
-    try:
-        with budget_scope(budget):
-            vectorizer = recipe.build_vectorizer()
-            X_rows = vectorizer.fit_transform(X.iloc[rows], y[rows])
-    except BudgetExhausted:
-        return None
-    model = recipe.build_model(
-        n_estimators=MAX_ROUNDS,
-        early_stopping_rounds=EARLY_STOPPING_ROUNDS,
-        callbacks=[guard],
-    )
-    y_rows = y[rows]
-    with xgboost_threads(n_threads):
-        fit_early_stopped(model, X_rows[fit], y_rows[fit], X_rows[stop], y_rows[stop])
-    if guard.cut:
-        return None
-    model.set_params(callbacks=None)
-    return Pipeline([("vectorizer", vectorizer), ("model", model)])
-
-
-def rescue_seconds(
-    time_budget: float, fallback_s: float, n_rows: int, threads: int
-) -> float:
-    """Seconds of a time budget kept for :func:`rescue_model` if no trial finishes.
-
-    :data:`RESCUE_SHARE` of the budget, or, when the rescue recipe on all
-    ``n_rows`` rows needs more, that time, up to :data:`RESCUE_MAX_SHARE` (the
-    search keeps the rest). The need is the fallback's fit on
-    :data:`FALLBACK_ROWS` rows (``fallback_s``, one thread) scaled linearly to
-    the rows and to ``threads``, and margined: an overestimate, since a fit on
-    a thousand rows is mostly fixed costs, so a table whose trials could finish
-    keeps its search.
-
-    Examples
-    --------
-    >>> rescue_seconds(60.0, fallback_s=0.2, n_rows=30_000, threads=1)
-    20.0
-    >>> round(rescue_seconds(15.0, fallback_s=0.2, n_rows=30_000, threads=1), 2)
-    7.8
-    >>> rescue_seconds(15.0, fallback_s=0.3, n_rows=100_000, threads=1)
-    10.0
-    """
-    need = REFIT_MARGIN * fallback_s * n_rows / FALLBACK_ROWS
-    need /= thread_speedup(max(1, threads))
-    return min(max(RESCUE_SHARE * time_budget, need), RESCUE_MAX_SHARE * time_budget)
-
-
-def rescue_model(
-    X: pd.DataFrame,
-    y: np.ndarray,
-    task: str,
-    random_state: int,
-    n_threads: int,
-    deadline: float,
-    fallback: tuple[Pipeline, float],
-    specific_transformers: dict[str, Any] | None = None,
-) -> tuple[Pipeline, int, float]:
-    """Train the rescue recipe on as many rows as the time to ``deadline`` allows.
-
-    Starting from the fallback (its pipeline and its fitting seconds on
-    :data:`FALLBACK_ROWS` rows), the recipe is refit on up to 4 times more
-    rows: as many as the last fit's time, scaled linearly and margined by
-    :data:`REFIT_MARGIN`, says fit in the time left (at least 1.5 times more
-    or all rows, else it stops). The rows grow geometrically, so all the fits
-    cost little more than the last one. A fit the deadline cuts is discarded.
-
-    Returns
-    -------
-    pipeline : Pipeline
-        The model on the most rows that finished.
-    n_rows : int
-        Its rows.
-    seconds : float
-        Its fit's time (the fallback's when no fit finished): a measure of the
-        recipe's cost per row on the most rows.
-    """
-    model, seconds = fallback
-    n_rows = min(len(y), FALLBACK_ROWS)
-    budget = Budget(deadline)
-    while n_rows < len(y):
-        affordable = n_rows * budget.left() / (REFIT_MARGIN * max(seconds, 1e-3))
-        size = int(min(len(y), _RESCUE_GROWTH * n_rows, affordable))
-        if size < len(y) and size < _RESCUE_MIN_GROWTH * n_rows:
-            break  # a small step, short of all rows, is not worth its time
-        start = time.monotonic()
-        fitted = fallback_model(
-            X, y, task, random_state, n_threads, specific_transformers,
-            n_rows=size, budget=budget,
-        )  # fmt: skip
-        if fitted is None:
-            break
-        model, seconds, n_rows = fitted, time.monotonic() - start, size
-    return model, n_rows, seconds
-
-
 def _validated_rows(records: Sequence[TrialRecord]) -> np.ndarray:
     oof = records[0].oof
     assert oof is not None
@@ -529,7 +375,7 @@ def final_model(
     Parameters
     ----------
     outcome : TuneOutcome
-        The search, with its records (best first).
+        The search, with its records (best first) and its best cut trial.
     X, y : DataFrame, ndarray
         The training rows and encoded target.
     task, metric : str
@@ -550,15 +396,19 @@ def final_model(
     FinalModel
     """
     start = time.monotonic()
+    budget = Budget(deadline)
     records = [r for r in outcome.records if r.oof is not None]
     used = list(splits[: outcome.n_folds])
     rows = _validated_rows(records)
+    notes: list[str] = []
+    records, rows = _lead_with_partial(
+        records, rows, outcome.partial, y, metric, task, budget, notes
+    )
     predictions = [np.asarray(r.oof)[rows] for r in records]
     selection_start = time.monotonic()
     weights = select_weights(predictions, y[rows], metric, task, ensemble)
     selection_s = time.monotonic() - selection_start
     groups = selection_groups(used, len(y), random_state)[rows]
-    budget = Budget(deadline)
     fit_rows, encoded_rows = split_rows(used[0])
 
     training = TrainingRows(X, y, task, random_state, n_threads, specific_transformers)
@@ -572,13 +422,12 @@ def final_model(
     order = [int(i) for i in np.argsort(-weights, kind="stable") if weights[i] > 0]
     estimators: list[Any] = []
     members: list[dict[str, Any]] = []
-    notes: list[str] = []
     best_pipeline = None
     n_dropped = 0
     n_one_fold = False
     for index in order:
         record = records[index]
-        built = build(record, not estimators, used)
+        built = build(record, not estimators, used[: len(record.models)])
         if built is None:
             n_dropped += 1  # the members kept are the heavier ones
             continue
@@ -615,6 +464,11 @@ def final_model(
         selection_scored = not np.isnan(selection_score)
         if selection_scored:
             cv_score = selection_score
+        elif n_groups < 2 < len(used):  # a cut trial's one fold leads
+            notes.append(
+                "the cross-validated score is the cut trial's on its one "
+                "finished fold (a selection on one fold cannot be cross-validated)"
+            )
         else:
             notes.append(
                 f"the {int(rows.sum()):,} validated rows are too few to "
@@ -657,7 +511,69 @@ def final_model(
         cv_score=cv_score,
         seconds=time.monotonic() - start,
         notes=notes,
+        best=records[0],
     )
+
+
+def _lead_with_partial(
+    records: list[TrialRecord],
+    rows: np.ndarray,
+    partial: TrialRecord | None,
+    y: np.ndarray,
+    metric: str,
+    task: str,
+    budget: Budget,
+    notes: list[str],
+) -> tuple[list[TrialRecord], np.ndarray]:
+    """Put a cut trial first, on the rows of its finished folds, if it is better.
+
+    A trial the time budget cut after some of its folds left fold models and
+    honest out-of-fold predictions on those folds' rows. When it scores above
+    every finished trial on those rows, and beyond the rows' noise its rows'
+    losses are lower than the best one's (a paired bootstrap,
+    :func:`~autocat._selection.paired_loss_share`, at least
+    :data:`PARTIAL_CONFIDENCE`), and its first fold's model can
+    still be built in time, the selection runs on those rows with it as the
+    first candidate; otherwise nothing changes. A slow configuration far
+    better than the fast ones (e.g. min-hash where target encoding loses a
+    category's identity) is then not lost to a short budget.
+
+    Returns
+    -------
+    records : list of TrialRecord
+        The candidates, best first.
+    rows : ndarray of bool
+        The rows every candidate validated.
+    """
+    if partial is None or partial.oof is None:
+        return records, rows
+    shared = rows & _validated_rows([partial])
+    if shared.sum() < 2 or budget.left() < REFIT_MARGIN * fold_models_seconds(
+        partial, 1
+    ):
+        return records, rows
+    scores = [
+        score_predictions(y[shared], np.asarray(r.oof)[shared], metric, task=task)
+        for r in records
+    ]
+    rival = records[int(np.argmax(scores))]
+    own = score_predictions(y[shared], partial.oof[shared], metric, task=task)
+    if not own > max(scores):
+        return records, rows
+    share = paired_loss_share(
+        y[shared], np.asarray(rival.oof)[shared], partial.oof[shared], metric, task
+    )
+    if share < PARTIAL_CONFIDENCE:
+        return records, rows
+    notes.append(
+        f"trial #{partial.number} was cut by the time budget after "
+        f"{len(partial.fold_scores)} fold(s); on their {int(shared.sum()):,} rows it "
+        f"scored {own:.4f} against {max(scores):.4f} for the best finished trial "
+        f"(#{rival.number}), its rows' losses lower in {share:.0%} of paired "
+        "bootstrap resamples: "
+        "the ensemble was selected on those rows, with it as a candidate"
+    )
+    return [partial, *records], shared
 
 
 def _member_model(

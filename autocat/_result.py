@@ -70,10 +70,13 @@ class AutoResult:
     study_ : optuna.Study or None
         Every trial (None when a time budget allowed none).
     best_params_ : dict
-        Flat recipe parameters of the best trial, with its ``n_estimators``:
-        ``Recipe(task, **best_params_)`` rebuilds the model. When no trial
-        finished, those of the rescue recipe that was returned (min-hash,
-        ``learning_rate=0.1``, subsampled, its early-stopped trees).
+        Flat recipe parameters of the best trial (that of ``pipeline_``), with
+        its ``n_estimators``: ``Recipe(task, **best_params_)`` rebuilds the
+        model. The best trial may be one the time budget cut after some of its
+        folds, when it scored above every finished trial on their rows (see
+        ``notes_``). When no trial finished, those of the rescue recipe that
+        was returned (min-hash, ``learning_rate=0.1``, subsampled, its
+        early-stopped trees).
     cv_score_ : float
         Cross-validated score of the final model's selection (greater is
         better): the ensemble (or best trial) is chosen on all folds but one and

@@ -18,7 +18,9 @@ from autocat._ensemble import (
 
 __all__ = [
     "cross_validated_selection_score",
+    "paired_loss_share",
     "paired_win_share",
+    "row_losses",
     "select_weights",
     "selection_groups",
     "trial_win_share",
@@ -218,6 +220,76 @@ def paired_win_share(
                 scorer(model, index, y[sample]) for model in models
             )
             wins += bool(other_score > base_score)
+    return wins / n_resamples
+
+
+def row_losses(y: np.ndarray, prediction: np.ndarray, metric: str, task: str) -> Any:
+    """Each row's loss: absolute or squared error, or the log loss of its class.
+
+    A regression scored by an absolute error (``neg_mean_absolute_error``, ...)
+    gets absolute errors, any other one squared errors (R² and the squared
+    errors rank predictions alike); a classification gets the log loss of each
+    row's true class (probabilities clipped at 1e-15), a proper score whatever
+    the metric.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> row_losses(np.array([1.0, 2.0]), np.array([1.5, 0.0]), "r2", "regression")
+    array([0.25, 4.  ])
+    >>> proba = np.array([[0.5, 0.5], [0.1, 0.9]])
+    >>> row_losses(np.array([0, 1]), proba, "roc_auc", "binary").round(3)
+    array([0.693, 0.105])
+    """
+    prediction = np.asarray(prediction, dtype=np.float64)
+    if task == "regression":
+        error = np.abs(prediction - np.asarray(y, dtype=np.float64))
+        return error if "absolute" in metric else error**2
+    proba = prediction / prediction.sum(axis=1, keepdims=True)
+    chosen = proba[np.arange(len(proba)), np.asarray(y, dtype=np.int64)]
+    return -np.log(np.clip(chosen, 1e-15, 1.0))
+
+
+def paired_loss_share(
+    y: np.ndarray,
+    base: np.ndarray,
+    other: np.ndarray,
+    metric: str,
+    task: str,
+    *,
+    n_resamples: int = 200,
+    random_state: int = 0,
+) -> float:
+    """Share of bootstrap resamples of the rows where ``other``'s mean loss is lower.
+
+    As :func:`paired_win_share`, on the rows' losses (:func:`row_losses`)
+    rather than a scorer: the mean of a resample's paired differences takes
+    one gather, where a scorer such as one-vs-rest AUC takes 0.1 s on 20,000
+    rows, 200 times over. Rows where either prediction is NaN are left out.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=300)
+    >>> close, far = y + rng.normal(0, 0.5, 300), y + rng.normal(0, 1.0, 300)
+    >>> paired_loss_share(y, far, close, "r2", "regression")
+    1.0
+    >>> paired_loss_share(y, close, far, "r2", "regression")
+    0.0
+    """
+    both = ~np.isnan(base.reshape(len(base), -1)).any(axis=1)
+    both &= ~np.isnan(other.reshape(len(other), -1)).any(axis=1)
+    if both.sum() < 2:
+        return 0.0
+    gain = row_losses(y[both], base[both], metric, task) - row_losses(
+        y[both], other[both], metric, task
+    )
+    rng = np.random.default_rng(random_state)
+    wins = 0
+    for start in range(0, n_resamples, 25):  # 25 resamples of the rows at a time
+        draws = rng.integers(0, len(gain), (min(25, n_resamples - start), len(gain)))
+        wins += int((gain[draws].mean(axis=1) > 0).sum())
     return wins / n_resamples
 
 

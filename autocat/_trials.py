@@ -41,6 +41,7 @@ __all__ = [
     "STOP_FRACTION",
     "BudgetCallback",
     "EncodingCache",
+    "TrialCut",
     "TrialRecord",
     "TrialRunner",
     "inner_split",
@@ -388,6 +389,24 @@ class TrialRecord:
         return max(1, round(float(np.mean(self.rounds))))
 
 
+class TrialCut(BudgetExhausted):
+    """A trial the time budget cut, with the folds it had finished.
+
+    Parameters
+    ----------
+    message : str
+        What was cut.
+    record : TrialRecord
+        The trial's finished folds (none, or fewer than the search's folds):
+        their scores, fold models and out-of-fold predictions, NaN on the rows
+        of the folds it did not finish.
+    """
+
+    def __init__(self, message: str, record: TrialRecord) -> None:
+        super().__init__(message)
+        self.record = record
+
+
 def thread_speedup(ratio: float) -> float:
     """Speed-up of work run with ``ratio`` times the threads (Amdahl's law).
 
@@ -640,6 +659,18 @@ class TrialRunner:
             target_transform=target_transform,
         )
         recipe = self.recipe(record.recipe_params, threads)
+        try:
+            self._folds(trial, recipe, record)
+        except BudgetExhausted as cut:
+            raise TrialCut(f"trial {number} cut by the time budget", record) from cut
+        return record
+
+    def _folds(
+        self, trial: optuna.Trial | None, recipe: Recipe, record: TrialRecord
+    ) -> None:
+        """Run the trial's folds into ``record``; raise BudgetExhausted if cut."""
+        number = record.number
+        threads = record.threads
         fold = 0
         while fold < self.n_folds:
             if self.budget.exhausted():
@@ -696,7 +727,6 @@ class TrialRunner:
                 # the search's per-trial threads.
                 slowdown = thread_speedup(threads / self.xgb_threads)
                 self.maybe_switch_to_holdout(record.fold_seconds[0] * slowdown)
-        return record
 
     # -- protocol ---------------------------------------------------------------
     def maybe_switch_to_holdout(self, fold_seconds: float) -> None:

@@ -28,7 +28,6 @@ import logging
 import math
 import os
 import sys
-import time
 import warnings
 from concurrent.futures import (
     ALL_COMPLETED,
@@ -38,7 +37,6 @@ from concurrent.futures import (
     wait,
 )
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -50,9 +48,11 @@ from autocat._log_target import LogTargetTrial
 from autocat._portfolio_order import faster_first, still_learning
 from autocat._sampler import RepeatBlindTPESampler
 from autocat._search_space import SEARCH_SPACE, default_params, suggest_params
+from autocat._storage import make_storage
 from autocat._trials import (
     PRUNE_EVERY,
     EncodingCache,
+    TrialCut,
     TrialRecord,
     TrialRunner,
     inner_splits,
@@ -147,78 +147,6 @@ def _available_cores() -> int:
     return max(1, os.cpu_count() or 1)  # pragma: no cover - macOS and Windows
 
 
-def make_storage(storage: Any) -> Any:
-    """Turn ``storage`` into what :func:`optuna.create_study` takes.
-
-    Parameters
-    ----------
-    storage : None, str, path or optuna.storages.BaseStorage
-        ``None`` keeps the study in memory. A string with ``://`` is a database
-        URL (``'sqlite:///study.db'``, ``'postgresql://...'``), opened with a
-        retry for processes that create it at the same time. Any other string
-        or path is a journal file, shared safely by processes on one machine (or
-        over NFS): it is created if absent.
-
-    Returns
-    -------
-    None or optuna.storages.BaseStorage
-    """
-    if storage is None or isinstance(storage, optuna.storages.BaseStorage):
-        return storage
-    if isinstance(storage, str) and "://" in storage:
-        return _database_storage(storage)
-    if isinstance(storage, (str, os.PathLike)):
-        from optuna.storages import JournalStorage
-        from optuna.storages.journal import JournalFileBackend
-
-        path = Path(storage)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            journal = JournalStorage(JournalFileBackend(str(path)))
-            journal.get_all_studies()  # reads the file now: a damaged one fails here
-        except (OSError, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError
-            kind = "is not an Optuna journal" if path.exists() else "cannot be created"
-            raise ValueError(
-                f"The journal file {str(path)!r} given as storage= {kind} "
-                f"({type(exc).__name__}: {' '.join(str(exc).split())[:160]}). Pass "
-                "storage= a new file path, or a database URL such as "
-                "'sqlite:///study.db'."
-            ) from exc
-        return journal
-    raise TypeError(
-        "storage must be None, a database URL such as 'sqlite:///study.db', a journal "
-        f"file path, or an optuna storage; got {type(storage).__name__}."
-    )
-
-
-def _database_storage(url: str, attempts: int = 5) -> Any:
-    """Open a database storage, retrying while another process creates its tables.
-
-    Two processes opening a new database at once race to create the schema; the
-    loser gets an integrity error and succeeds on a second try.
-    """
-    from sqlalchemy.exc import SQLAlchemyError
-
-    for attempt in range(attempts):
-        try:
-            return optuna.storages.RDBStorage(url)
-        except (SQLAlchemyError, ValueError, ImportError) as exc:
-            # only a race to create the tables heals by trying again
-            lasting = not isinstance(exc, SQLAlchemyError)  # a bad URL, no driver
-            lasting = lasting or "unable to open" in str(exc)  # no such folder
-            if attempt == attempts - 1 or lasting:
-                reason = " ".join(str(getattr(exc, "orig", None) or exc).split())
-                raise ValueError(
-                    f"Cannot open the Optuna storage {url!r} given as storage= "
-                    f"({type(exc).__name__}: {reason[:160]}). Check that its folder "
-                    "exists and is writable and that the URL is right "
-                    "(e.g. 'sqlite:///study.db'), or pass storage= a journal file "
-                    "path."
-                ) from exc
-            time.sleep(0.2 * (attempt + 1))
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 @dataclass
 class TuneOutcome:
     """What :func:`tune` returns.
@@ -242,6 +170,10 @@ class TuneOutcome:
         Errors of failed trials.
     n_cut : int
         Trials cut by the time budget.
+    partial : TrialRecord or None
+        Of the trials cut after finishing some of their folds (k-fold CV only),
+        the one of best mean fold score, with those folds (see
+        :class:`~autocat._trials.TrialCut`); the final model may use it.
     """
 
     study: optuna.Study
@@ -252,6 +184,7 @@ class TuneOutcome:
     interrupted: bool = False
     errors: list[BaseException] = field(default_factory=list)
     n_cut: int = 0
+    partial: TrialRecord | None = None
 
 
 @contextlib.contextmanager
@@ -590,6 +523,7 @@ def tune(
     errors: list[BaseException] = []
     interrupted = stopped = False
     n_cut = asked = 0
+    partial: TrialRecord | None = None
     # Without a time budget, batches of fixed size, told in trial order once all
     # have finished: the result is reproducible. With one, as many trials as
     # threads, and a new one starts as soon as one ends: trial costs differ
@@ -634,7 +568,7 @@ def tune(
         ]
 
     def tell(trial: optuna.Trial, outcome: Any) -> None:
-        nonlocal n_cut, interrupted, stopped
+        nonlocal n_cut, interrupted, stopped, partial
         frozen, record = _tell(study, trial, outcome)
         unique_text.told(trial.number, record, queue)
         log_target.told(trial.number, record)
@@ -649,6 +583,10 @@ def tune(
             _log_trial(study, frozen, record)
         elif isinstance(outcome, BudgetExhausted):
             n_cut += 1
+            cut = outcome.record if isinstance(outcome, TrialCut) else None
+            if cut is not None and cut.fold_scores and (
+                    partial is None or cut.score > partial.score):  # fmt: skip
+                partial = cut
         elif not isinstance(outcome, optuna.TrialPruned):
             errors.append(outcome)
             logger.warning(
@@ -711,7 +649,7 @@ def tune(
         progress.close()
     if study.user_attrs.get("n_folds") is None:
         study.set_user_attr("n_folds", search.n_folds)
-    return _outcome(study, records, search, cache, interrupted, errors, n_cut)
+    return _outcome(study, records, search, cache, interrupted, errors, n_cut, partial)
 
 
 def _create_study(
@@ -764,6 +702,7 @@ def _outcome(
     interrupted: bool,
     errors: list[BaseException],
     n_cut: int,
+    partial: TrialRecord | None,
 ) -> TuneOutcome:
     done = _completed(study)
     if not done:
@@ -774,7 +713,10 @@ def _outcome(
                 f"All {len(errors)} trial(s) failed: {type(errors[0]).__name__}: "
                 f"{errors[0]}"
             ) from errors[0]
-        raise BudgetExhausted(f"no trial finished within the time budget ({n_cut} cut)")
+        message = f"no trial finished within the time budget ({n_cut} cut)"
+        if partial is not None:  # the folds it finished stay usable
+            raise TrialCut(message, partial)
+        raise BudgetExhausted(message)
     best = max(done, key=lambda t: t.value if t.value is not None else -math.inf)
     return TuneOutcome(
         study=study,
@@ -785,4 +727,5 @@ def _outcome(
         interrupted=interrupted,
         errors=errors,
         n_cut=n_cut,
+        partial=partial,
     )

@@ -15,12 +15,12 @@
 #    read as recipes 10 and 30-32 read it (classes of fewer than 10 rows out,
 #    then at most `--max-rows` rows, seeded), on `--splits` random splits with a
 #    third held out, the task's metric. Each model is fitted by
-#    `autocat._final.fallback_model`, the function `auto_fit` rescues with.
+#    `autocat._rescue.fallback_model`, the function `auto_fit` rescues with.
 # 3. **Leave-one-task-out check**: for each task, the candidate with the best
 #    mean rank on the *other* tasks is picked, and its score on the held-out
 #    task is compared with XGBoost's defaults.
 #
-# The settings shipped in `autocat._final.RESCUE_XGB_PARAMS` come from
+# The settings shipped in `autocat._rescue.RESCUE_XGB_PARAMS` come from
 #
 #     python recipes/21_rescue_settings.py --max-rows 10000 --splits 3
 #
@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 from _tasks import DATA, SMALL, load_task, predictor, score, splitter
 
-from autocat._final import fallback_model
+from autocat._rescue import fallback_model
 
 CANDIDATES: dict[str, dict[str, float]] = {
     "xgboost_defaults": {

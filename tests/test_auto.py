@@ -511,7 +511,7 @@ def test_two_processes_share_one_sqlite_study(tmp_path):
 
 
 def test_rescue_model_trains_on_as_many_rows_as_the_time_allows():
-    from autocat._final import fallback_model, rescue_model
+    from autocat._rescue import fallback_model, rescue_model
 
     df = _frame(5000, seed=3)
     X, y = df.drop(columns="salary"), df["salary"].to_numpy()
@@ -539,7 +539,7 @@ def test_the_rescue_recipe_is_min_hash_before_a_regularised_xgboost():
     from xgboost import XGBRegressor
 
     from autocat import TableVectorizer
-    from autocat._final import RESCUE_XGB_PARAMS, fallback_model
+    from autocat._rescue import RESCUE_XGB_PARAMS, fallback_model
     from autocat._trials import inner_splits
 
     assert RESCUE_XGB_PARAMS == {
@@ -575,7 +575,7 @@ def test_the_rescue_gets_what_the_paper_recipe_on_all_rows_needs(monkeypatch):
     # the paper's recipe on all rows, estimated from the fallback's fit on
     # 1,000 rows (scaled to the rows and threads), up to two thirds.
     import autocat._auto
-    from autocat._final import rescue_seconds
+    from autocat._rescue import rescue_seconds
     from autocat._trials import thread_speedup
 
     calls, kept = [], []
@@ -659,7 +659,7 @@ def test_the_search_does_not_resume_for_a_trial_the_time_left_cannot_hold(
     # 100-class table, a trial cut in the middle of an encoding that cannot be
     # cut ran the call past its budget.
     import autocat._auto
-    import autocat._final
+    import autocat._rescue
 
     fallback_model = autocat._auto.fallback_model
 
@@ -667,8 +667,8 @@ def test_the_search_does_not_resume_for_a_trial_the_time_left_cannot_hold(
         time.sleep(0.002 * n_rows)
         return fallback_model(X, y, *args, n_rows=n_rows, **kwargs)
 
+    monkeypatch.setattr(autocat._rescue, "fallback_model", slow_fit)
     monkeypatch.setattr(autocat._auto, "fallback_model", slow_fit)
-    monkeypatch.setattr(autocat._final, "fallback_model", slow_fit)
     budget = 8.0
     _, result, elapsed = _fit_with_the_whole_budget_kept_for_the_rescue(
         monkeypatch, budget

@@ -63,7 +63,8 @@ import autocat
 from autocat._auto import make_splits
 from autocat._budget import Budget
 from autocat._ensemble import fold_scorer
-from autocat._final import fallback_model, warm_kernels
+from autocat._final import warm_kernels
+from autocat._rescue import fallback_model
 from autocat._search_space import portfolio
 from autocat._trials import EncodingCache, TrialRunner, inner_splits
 

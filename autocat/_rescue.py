@@ -1,0 +1,196 @@
+"""The rescue recipe: a fully trained model when a time budget lets no trial finish.
+
+Before a time-budgeted search, :func:`fallback_model` trains the paper's recipe
+on :data:`FALLBACK_ROWS` rows, so that a model exists whatever happens; when no
+trial has finished with :func:`rescue_seconds` of the budget left, the search
+stops and :func:`rescue_model` trains that recipe on as many rows as the rest
+allows.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from sklearn.pipeline import Pipeline
+
+from autocat._budget import Budget, BudgetExhausted, budget_scope
+from autocat._final import REFIT_MARGIN, TrainingRows
+from autocat._recipe import xgboost_threads
+from autocat._trials import (
+    EARLY_STOPPING_ROUNDS,
+    MAX_ROUNDS,
+    BudgetCallback,
+    fit_early_stopped,
+    inner_splits,
+    thread_speedup,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "FALLBACK_ROWS",
+    "RESCUE_XGB_PARAMS",
+    "fallback_model",
+    "rescue_model",
+    "rescue_seconds",
+]
+
+# Rows of the model returned when a time budget allows no trial to finish.
+FALLBACK_ROWS = 1_000
+# XGBoost's settings in the rescue recipe: the paper's encoding (min-hash, d = 30)
+# before XGBoost at a lower learning rate than its default 0.3, rows and columns
+# subsampled, trees by early stopping on an inner fifth. Of four candidates on
+# the 16 shared tasks (10,000 rows at most, 3 splits), it was the
+# leave-one-task-out choice on each task, and scored above XGBoost's defaults
+# on 14 of them held out, by 0.012 at the median (recipes/21_rescue_settings.py).
+# It takes 1.6 times as long as XGBoost's defaults (median over the tasks), so a
+# short budget trains it on fewer rows.
+RESCUE_XGB_PARAMS: dict[str, float] = {
+    "learning_rate": 0.1,
+    "subsample": 0.8,
+    "colsample_bytree": 0.8,
+}
+# When no trial has finished with this share of a time budget left, the search
+# stops and the rest trains the rescue recipe on as many rows as it allows; more
+# when that recipe on all rows needs more (see :func:`rescue_seconds`), up to
+# the larger share.
+RESCUE_SHARE = 1 / 3
+RESCUE_MAX_SHARE = 2 / 3
+# Each fit of :func:`rescue_model` uses this many times the rows of the last.
+_RESCUE_GROWTH = 4
+# ... and at least this many times, or all rows (a smaller step is not worth it).
+_RESCUE_MIN_GROWTH = 1.5
+
+
+def fallback_model(
+    X: pd.DataFrame,
+    y: np.ndarray,
+    task: str,
+    random_state: int,
+    n_threads: int,
+    specific_transformers: dict[str, Any] | None = None,
+    *,
+    n_rows: int = FALLBACK_ROWS,
+    budget: Budget | None = None,
+    xgb_params: dict[str, float] | None = None,
+) -> Pipeline | None:
+    """Train the rescue recipe on at most ``n_rows`` random rows.
+
+    The rescue recipe is the paper's encoding (the vectorizer's defaults:
+    min-hash, d = 30) before XGBoost with :data:`RESCUE_XGB_PARAMS` (or
+    ``xgb_params``, which recipe 21 compares), its trees chosen by early
+    stopping on an inner fifth of the rows.
+    Built before a time-budgeted search on :data:`FALLBACK_ROWS` rows, so that a
+    fully trained model exists even if no trial finishes in time; and, when no
+    trial has finished, on as many rows as the rest of the budget allows. Every
+    class keeps at least one row. Returns ``None`` if ``budget`` cut the fit.
+    """
+    rng = np.random.default_rng(random_state)
+    if len(y) <= n_rows:
+        rows = np.arange(len(y))
+    else:
+        rows = rng.choice(len(y), n_rows, replace=False)
+        if task != "regression":
+            _, first = np.unique(y, return_index=True)
+            rows = np.union1d(rows, first)
+        rows = np.sort(rows)
+    (fit, stop), = inner_splits([(rows, rows)], y, task, random_state)  # fmt: skip
+    training = TrainingRows(X, y, task, random_state, n_threads, specific_transformers)
+    recipe = training.recipe(RESCUE_XGB_PARAMS if xgb_params is None else xgb_params)
+    guard = BudgetCallback(Budget(None) if budget is None else budget)
+    try:
+        with budget_scope(budget):
+            vectorizer = recipe.build_vectorizer()
+            X_rows = vectorizer.fit_transform(X.iloc[rows], y[rows])
+    except BudgetExhausted:
+        return None
+    model = recipe.build_model(
+        n_estimators=MAX_ROUNDS,
+        early_stopping_rounds=EARLY_STOPPING_ROUNDS,
+        callbacks=[guard],
+    )
+    y_rows = y[rows]
+    with xgboost_threads(n_threads):
+        fit_early_stopped(model, X_rows[fit], y_rows[fit], X_rows[stop], y_rows[stop])
+    if guard.cut:
+        return None
+    model.set_params(callbacks=None)
+    return Pipeline([("vectorizer", vectorizer), ("model", model)])
+
+
+def rescue_seconds(
+    time_budget: float, fallback_s: float, n_rows: int, threads: int
+) -> float:
+    """Seconds of a time budget kept for :func:`rescue_model` if no trial finishes.
+
+    :data:`RESCUE_SHARE` of the budget, or, when the rescue recipe on all
+    ``n_rows`` rows needs more, that time, up to :data:`RESCUE_MAX_SHARE` (the
+    search keeps the rest). The need is the fallback's fit on
+    :data:`FALLBACK_ROWS` rows (``fallback_s``, one thread) scaled linearly to
+    the rows and to ``threads``, and margined: an overestimate, since a fit on
+    a thousand rows is mostly fixed costs, so a table whose trials could finish
+    keeps its search.
+
+    Examples
+    --------
+    >>> rescue_seconds(60.0, fallback_s=0.2, n_rows=30_000, threads=1)
+    20.0
+    >>> round(rescue_seconds(15.0, fallback_s=0.2, n_rows=30_000, threads=1), 2)
+    7.8
+    >>> rescue_seconds(15.0, fallback_s=0.3, n_rows=100_000, threads=1)
+    10.0
+    """
+    need = REFIT_MARGIN * fallback_s * n_rows / FALLBACK_ROWS
+    need /= thread_speedup(max(1, threads))
+    return min(max(RESCUE_SHARE * time_budget, need), RESCUE_MAX_SHARE * time_budget)
+
+
+def rescue_model(
+    X: pd.DataFrame,
+    y: np.ndarray,
+    task: str,
+    random_state: int,
+    n_threads: int,
+    deadline: float,
+    fallback: tuple[Pipeline, float],
+    specific_transformers: dict[str, Any] | None = None,
+) -> tuple[Pipeline, int, float]:
+    """Train the rescue recipe on as many rows as the time to ``deadline`` allows.
+
+    Starting from the fallback (its pipeline and its fitting seconds on
+    :data:`FALLBACK_ROWS` rows), the recipe is refit on up to 4 times more
+    rows: as many as the last fit's time, scaled linearly and margined by
+    :data:`REFIT_MARGIN`, says fit in the time left (at least 1.5 times more
+    or all rows, else it stops). The rows grow geometrically, so all the fits
+    cost little more than the last one. A fit the deadline cuts is discarded.
+
+    Returns
+    -------
+    pipeline : Pipeline
+        The model on the most rows that finished.
+    n_rows : int
+        Its rows.
+    seconds : float
+        Its fit's time (the fallback's when no fit finished): a measure of the
+        recipe's cost per row on the most rows.
+    """
+    model, seconds = fallback
+    n_rows = min(len(y), FALLBACK_ROWS)
+    budget = Budget(deadline)
+    while n_rows < len(y):
+        affordable = n_rows * budget.left() / (REFIT_MARGIN * max(seconds, 1e-3))
+        size = int(min(len(y), _RESCUE_GROWTH * n_rows, affordable))
+        if size < len(y) and size < _RESCUE_MIN_GROWTH * n_rows:
+            break  # a small step, short of all rows, is not worth its time
+        start = time.monotonic()
+        fitted = fallback_model(
+            X, y, task, random_state, n_threads, specific_transformers,
+            n_rows=size, budget=budget,
+        )  # fmt: skip
+        if fitted is None:
+            break
+        model, seconds, n_rows = fitted, time.monotonic() - start, size
+    return model, n_rows, seconds

@@ -1,0 +1,321 @@
+"""A trial the time budget cuts keeps its finished folds, and leads when far better."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import get_scorer, r2_score
+from sklearn.model_selection import KFold
+from sklearn.pipeline import Pipeline
+
+import autocat._auto
+import autocat._final
+import autocat._tuning
+from autocat._budget import Budget
+from autocat._ensemble import EnsembleModel
+from autocat._final import PARTIAL_CONFIDENCE, _lead_with_partial, final_model
+from autocat._search_space import default_params
+from autocat._selection import paired_loss_share
+from autocat._trials import (
+    EncodingCache,
+    TrialCut,
+    TrialRecord,
+    TrialRunner,
+    inner_splits,
+)
+from autocat._tuning import TuneOutcome, leaderboard, tune
+
+# Target encoding gives every year of a country the same value; min-hash keeps
+# the country's identity, which with its population tells the year.
+TARGET = {**default_params("target"), "learning_rate": 0.3}
+MINHASH = {**default_params("minhash"), "learning_rate": 0.3}
+
+
+def _countries(seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    names = sorted({"".join(rng.choice(letters, 7)).title() for _ in range(40)})
+    base = rng.uniform(5, 8, len(names))  # log10 of the first year's population
+    growth = rng.uniform(0.004, 0.012, len(names))  # per year, in log10
+    years = np.arange(1960, 1975)
+    country = np.repeat(np.arange(len(names)), len(years))
+    year = np.tile(years, len(names))
+    noise = rng.normal(0, 0.001, len(year))
+    population = 10 ** (base[country] + growth[country] * (year - 1960) + noise)
+    X = pd.DataFrame({
+        "country": np.asarray(names, dtype=object)[country],
+        "population": population,
+    })  # fmt: skip
+    return X, year.astype(float)
+
+
+@pytest.fixture(scope="module")
+def countries():
+    X, y = _countries(0)
+    order = np.random.default_rng(1).permutation(len(y))
+    test = order[: len(y) // 3]
+    train = np.sort(order[len(y) // 3 :])
+    X_train, y_train = X.iloc[train].reset_index(drop=True), y[train]
+    splits = list(KFold(5, shuffle=True, random_state=0).split(X_train))
+    return X_train, y_train, splits, X.iloc[test].reset_index(drop=True), y[test]
+
+
+def _runner(X, y, splits) -> TrialRunner:
+    return TrialRunner(
+        X=X, y=y, task="regression", scorer=get_scorer("r2"), splits=splits,
+        inner=inner_splits(splits, y, "regression", 0), n_folds=len(splits),
+        random_state=0, xgb_threads=1, cache=EncodingCache(), budget=Budget(None),
+        n_classes=0,
+    )  # fmt: skip
+
+
+def _cut_after(runner: TrialRunner, n_folds: int, params: dict) -> TrialCut:
+    """Run ``params``, cancelling the runner's budget as fold ``n_folds`` starts."""
+    encoded_fold = runner.encoded_fold
+
+    def encoded(recipe, fold):
+        if fold == n_folds:
+            runner.budget.cancel()
+        return encoded_fold(recipe, fold)
+
+    runner.encoded_fold = encoded  # type: ignore[method-assign]
+    with pytest.raises(TrialCut) as cut:
+        runner.run(None, params)
+    return cut.value
+
+
+def test_a_cut_trial_keeps_the_folds_it_finished(countries):
+    X, y, splits, _, _ = countries
+    record = _cut_after(_runner(X, y, splits), 2, MINHASH).record
+    whole = _runner(X, y, splits).run(None, MINHASH)  # the same trial, uncut
+
+    assert len(record.fold_scores) == len(record.models) == 2
+    assert len(record.vectorizers) == len(record.rounds) == 2
+    assert record.fold_scores == whole.fold_scores[:2]
+    validated = np.zeros(len(y), dtype=bool)
+    validated[np.concatenate([splits[0][1], splits[1][1]])] = True
+    assert record.oof is not None
+    np.testing.assert_array_equal(~np.isnan(record.oof), validated)
+    np.testing.assert_array_equal(record.oof[validated], whole.oof[validated])
+
+
+def test_a_trial_cut_before_its_first_fold_keeps_none(countries):
+    X, y, splits, _, _ = countries
+    record = _cut_after(_runner(X, y, splits), 0, MINHASH).record
+    assert record.fold_scores == [] and record.oof is None
+
+
+def test_tune_hands_back_the_best_trial_it_cut(countries, monkeypatch):
+    # Trial 0 (target encoding) finishes; trial 1 (min-hash) is cut when its
+    # third fold starts: the search returns it as its partial trial.
+    X, y, splits, _, _ = countries
+    budgets: list[Budget] = []
+
+    class Recorded(Budget):
+        def __init__(self, deadline):
+            super().__init__(deadline)
+            budgets.append(self)
+
+    encoded_fold = TrialRunner.encoded_fold
+    started: list[int] = []
+
+    def encoded(self, recipe, fold):
+        started.append(fold)
+        if len(started) == len(splits) + 3:  # trial 1, fold 2
+            budgets[0].cancel()
+        return encoded_fold(self, recipe, fold)
+
+    monkeypatch.setattr(autocat._tuning, "Budget", Recorded)
+    monkeypatch.setattr(TrialRunner, "encoded_fold", encoded)
+    outcome = tune(
+        X, y, task="regression", scorer=get_scorer("r2"), splits=splits,
+        n_trials=None, time_budget=None, deadline=1e12, n_jobs=1,
+        portfolio=[TARGET, MINHASH],
+    )  # fmt: skip
+
+    assert [r.number for r in outcome.records] == [0]
+    assert outcome.n_cut == 1
+    assert outcome.partial is not None
+    assert outcome.partial.number == 1 and len(outcome.partial.fold_scores) == 2
+    assert outcome.partial.params["encoder"] == "minhash"
+    board = leaderboard(outcome.study).set_index("trial")
+    assert board.loc[1, "state"] == "PRUNED"
+    assert board.loc[1, "stopped_by"] == "time_budget"
+
+
+def _outcome(countries, partial: TrialRecord | None):
+    X, y, splits, _, _ = countries
+    finished = _runner(X, y, splits).run(None, TARGET)
+    finished.number = 0
+
+    return TuneOutcome(
+        study=None, best_trial=None, records=[finished], n_folds=len(splits),
+        cache=EncodingCache(), partial=partial,
+    )  # fmt: skip
+
+
+def _final(countries, outcome, deadline=None, ensemble=True):
+    X, y, splits, _, _ = countries
+    return final_model(outcome, X, y, "regression", "r2", splits, 0, 1, deadline,
+                       ensemble=ensemble)  # fmt: skip
+
+
+def test_a_cut_trial_far_better_than_the_finished_ones_leads_the_model(countries):
+    X, y, splits, X_test, y_test = countries
+    cut = _cut_after(_runner(X, y, splits), 2, MINHASH).record
+    cut.number = 1
+    without = _final(countries, _outcome(countries, None))
+    final = _final(countries, _outcome(countries, cut))
+
+    assert final.best is cut
+    assert final.members[0]["trial"] == 1 and final.members[0]["fit"] == "refit"
+    assert any("trial #1 was cut by the time budget after 2 fold(s)" in note
+               for note in final.notes)  # fmt: skip
+    # Scored on new rows: min-hash keeps the countries apart, target encoding
+    # does not (the reference: the same call without the cut trial).
+    assert r2_score(y_test, without.model.predict(X_test)) < 0.3
+    assert r2_score(y_test, final.model.predict(X_test)) > 0.6
+    # Its honest score comes from its own two folds' rows only.
+    assert final.cv_score > 0.4  # the finished trial scores below 0.1
+
+
+@pytest.mark.parametrize("n_folds", [1, 2])
+def test_a_cut_trial_without_time_to_refit_is_its_own_fold_models(
+    countries, monkeypatch, n_folds
+):
+    X, y, splits, X_test, y_test = countries
+    cut = _cut_after(_runner(X, y, splits), n_folds, MINHASH).record
+    cut.number = 1
+    monkeypatch.setattr(autocat._final, "refit_seconds", lambda *args: 1e9)
+    deadline = time.monotonic() + 60  # too short for a refit of 1e9 s
+    final = _final(countries, _outcome(countries, cut), deadline, ensemble=False)
+
+    assert final.members == [{"trial": 1, "weight": 1.0, "fit": "fold models",
+                              "score": cut.score}]  # fmt: skip
+    model = final.model
+    if n_folds == 1:  # its one fold's model, and that fold's score
+        assert (
+            isinstance(model, Pipeline) and model.named_steps["model"] is cut.models[0]
+        )
+        assert final.cv_score == cut.fold_scores[0]
+        assert any("on its one finished fold" in note for note in final.notes)
+    else:
+        assert isinstance(model, EnsembleModel)
+        fold_models = [member.named_steps["model"] for member in model.members_]
+        assert fold_models == cut.models
+    assert not any("first fold's model" in note for note in final.notes)
+    assert r2_score(y_test, model.predict(X_test)) > 0.3
+
+
+def _records(y, rival_noise, partial_noise, seed=2):
+    rng = np.random.default_rng(seed)
+    rival = TrialRecord(0, {}, oof=(y + rng.normal(0, rival_noise, len(y))))
+    oof = y + rng.normal(0, partial_noise, len(y))
+    oof[len(y) // 2 :] = np.nan  # its other folds were cut
+    partial = TrialRecord(1, {}, oof=oof, fold_scores=[0.5])
+    return rival, partial
+
+
+@pytest.mark.parametrize(
+    ("partial_noise", "leads"), [(0.97, False), (0.5, True)], ids=["noise", "better"]
+)
+def test_a_cut_trial_leads_only_when_better_beyond_the_rows_noise(partial_noise, leads):
+    y = np.random.default_rng(5).normal(size=400)
+    rival, partial = _records(y, 1.0, partial_noise)
+    shared = ~np.isnan(partial.oof)
+    # The cut trial scores higher on its rows either way.
+    assert r2_score(y[shared], partial.oof[shared]) > r2_score(
+        y[shared], rival.oof[shared]
+    )
+    notes: list[str] = []
+    everywhere = np.ones(len(y), dtype=bool)
+    records, rows = _lead_with_partial(
+        [rival], everywhere, partial, y, "r2", "regression", Budget(None), notes
+    )
+    if leads:
+        assert records == [partial, rival]
+        np.testing.assert_array_equal(rows, shared)
+        assert len(notes) == 1 and "lower in 100%" in notes[0]
+    else:
+        assert records == [rival] and rows is everywhere and notes == []
+    assert 0.5 < PARTIAL_CONFIDENCE < 1
+
+
+@pytest.mark.parametrize(("encoding_s", "leads"), [(4.0, False), (0.5, True)])
+def test_a_cut_trial_leads_only_when_its_first_fold_model_fits_in_time(
+    encoding_s, leads
+):
+    y = np.random.default_rng(5).normal(size=400)
+    rival, partial = _records(y, 1.0, 0.5)
+    partial.fold_seconds, partial.boost_seconds = [encoding_s + 1.0], [1.0]
+    partial.vectorizers = [None]  # its fold's vectorizer must be fitted again
+    everywhere = np.ones(len(y), dtype=bool)
+    budget = Budget(time.monotonic() + 3.0)
+    records, _ = _lead_with_partial(
+        [rival], everywhere, partial, y, "r2", "regression", budget, []
+    )
+    assert records == ([partial, rival] if leads else [rival])
+
+
+def test_a_trial_cut_before_the_rescue_competes_in_the_resumed_search(
+    countries, monkeypatch
+):
+    # No trial finishes before the time kept for the rescue recipe, but the
+    # min-hash trial had finished two folds; the search resumes and finds only
+    # target-encoded trials: the cut trial, carried over, leads the model.
+    X, y, _, X_test, y_test = countries
+    real_tune = autocat._auto.tune
+    calls = []
+
+    def tune_once_cut(X, y, **options):
+        calls.append(options)
+        if len(calls) == 1:  # the first search: trial 7 is cut after 2 folds
+            runner = _runner(X, y, options["splits"])
+            cut = _cut_after(runner, 2, MINHASH)
+            cut.record.number = 7
+            raise cut
+        return real_tune(X, y, **{**options, "portfolio": [TARGET], "n_trials": 1})
+
+    monkeypatch.setattr(autocat._auto, "tune", tune_once_cut)
+    monkeypatch.setattr(autocat._auto, "_search_again", lambda *args: True)
+    result = autocat.auto_fit(
+        X.assign(year=y), "year", task="regression", time_budget=30, n_jobs=1
+    )
+
+    assert len(calls) == 2
+    assert "the search resumed" in result.summary()
+    assert "trial #7 was cut by the time budget after 2 fold(s)" in result.summary()
+    assert result.ensemble_["trial"].iloc[0] == 7
+    assert result.best_params_["encoder"] == "minhash"
+    assert result.score(X_test, y_test) > 0.6
+
+
+def test_a_cut_trial_must_also_score_higher_on_the_metric():
+    # The cut trial's log loss is far lower, but the finished one ranks the rows
+    # perfectly (AUC 1, barely away from 0.5): the metric, AUC, keeps it first.
+    y = np.tile([0, 1], 200)
+    rank = np.random.default_rng(0).permutation(len(y)) * 1e-5
+    rival = TrialRecord(
+        0, {}, oof=np.column_stack([0.5 - y * 0.01 - rank, np.zeros(len(y))])
+    )
+    rival.oof[:, 1] = 1 - rival.oof[:, 0]
+    confident = np.where(y == 1, 0.9, 0.1)
+    confident[:20] = 1 - confident[:20]  # a few confident mistakes: AUC below 1
+    oof = np.column_stack([1 - confident, confident])
+    oof[len(y) // 2 :] = np.nan
+    partial = TrialRecord(1, {}, oof=oof, fold_scores=[0.9])
+    everywhere = np.ones(len(y), dtype=bool)
+    records, _ = _lead_with_partial(
+        [rival], everywhere, partial, y, "roc_auc", "binary", Budget(None), []
+    )
+    assert records == [rival]
+    shared = ~np.isnan(oof[:, 0])
+    assert (
+        paired_loss_share(
+            y[shared], rival.oof[shared], oof[shared], "roc_auc", "binary"
+        )
+        >= PARTIAL_CONFIDENCE
+    )  # the losses alone would have let it lead
