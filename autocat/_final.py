@@ -8,7 +8,7 @@ already trained on its folds, so the result is always fully trained (a lighter
 member whose fold models can no longer be built in time is left out; the first
 member is then its first fold's model, whose time the search reserved). A trial
 the time budget cut after some of its folds joins the candidates, on the rows of
-those folds, when it is better than every finished trial there. The score
+those folds, when it is better than the best finished trial there. The score
 reported for the final model is cross-validated over the rows: the selection is
 made on all folds but one and scored on the one left out, in turn.
 """
@@ -529,8 +529,8 @@ def _lead_with_partial(
 
     A trial the time budget cut after some of its folds left fold models and
     honest out-of-fold predictions on those folds' rows. When it scores above
-    every finished trial on those rows, and beyond the rows' noise its rows'
-    losses are lower than the best one's (a paired bootstrap,
+    the best finished trial on those rows, and beyond the rows' noise its rows'
+    losses are lower than that trial's (a paired bootstrap,
     :func:`~autocat._selection.paired_loss_share`, at least
     :data:`PARTIAL_CONFIDENCE`), and its first fold's model can
     still be built in time, the selection runs on those rows with it as the
@@ -552,13 +552,12 @@ def _lead_with_partial(
         partial, 1
     ):
         return records, rows
-    scores = [
-        score_predictions(y[shared], np.asarray(r.oof)[shared], metric, task=task)
-        for r in records
-    ]
-    rival = records[int(np.argmax(scores))]
+    rival = records[0]  # the best finished trial (one score: AUC costs 0.06 s)
+    rival_score = score_predictions(
+        y[shared], np.asarray(rival.oof)[shared], metric, task=task
+    )
     own = score_predictions(y[shared], partial.oof[shared], metric, task=task)
-    if not own > max(scores):
+    if not own > rival_score:
         return records, rows
     share = paired_loss_share(
         y[shared], np.asarray(rival.oof)[shared], partial.oof[shared], metric, task
@@ -568,7 +567,7 @@ def _lead_with_partial(
     notes.append(
         f"trial #{partial.number} was cut by the time budget after "
         f"{len(partial.fold_scores)} fold(s); on their {int(shared.sum()):,} rows it "
-        f"scored {own:.4f} against {max(scores):.4f} for the best finished trial "
+        f"scored {own:.4f} against {rival_score:.4f} for the best finished trial "
         f"(#{rival.number}), its rows' losses lower in {share:.0%} of paired "
         "bootstrap resamples: "
         "the ensemble was selected on those rows, with it as a candidate"

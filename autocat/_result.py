@@ -73,7 +73,7 @@ class AutoResult:
         Flat recipe parameters of the best trial (that of ``pipeline_``), with
         its ``n_estimators``: ``Recipe(task, **best_params_)`` rebuilds the
         model. The best trial may be one the time budget cut after some of its
-        folds, when it scored above every finished trial on their rows (see
+        folds, when it scored above the best finished trial on their rows (see
         ``notes_``). When no trial finished, those of the rescue recipe that
         was returned (min-hash, ``learning_rate=0.1``, subsampled, its
         early-stopped trees).
