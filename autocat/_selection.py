@@ -201,10 +201,7 @@ def paired_win_share(
     >>> paired_win_share(y, far, close, get_scorer("r2"), task="regression")
     1.0
     """
-    rows = np.flatnonzero(
-        ~np.isnan(base.reshape(len(base), -1)).any(axis=1)
-        & ~np.isnan(other.reshape(len(other), -1)).any(axis=1)
-    )
+    rows = np.flatnonzero(_both_predicted(base, other))
     if len(rows) < 2:
         return 0.0
     replay = _ReplayRegressor if task == "regression" else _ReplayClassifier
@@ -278,8 +275,7 @@ def paired_loss_share(
     >>> paired_loss_share(y, close, far, "r2", "regression")
     0.0
     """
-    both = ~np.isnan(base.reshape(len(base), -1)).any(axis=1)
-    both &= ~np.isnan(other.reshape(len(other), -1)).any(axis=1)
+    both = _both_predicted(base, other)
     if both.sum() < 2:
         return 0.0
     gain = row_losses(y[both], base[both], metric, task) - row_losses(
@@ -291,6 +287,14 @@ def paired_loss_share(
         draws = rng.integers(0, len(gain), (min(25, n_resamples - start), len(gain)))
         wins += int((gain[draws].mean(axis=1) > 0).sum())
     return wins / n_resamples
+
+
+def _both_predicted(base: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Rows where neither prediction is NaN (rows no fold validated)."""
+    return np.asarray(
+        ~np.isnan(base.reshape(len(base), -1)).any(axis=1)
+        & ~np.isnan(other.reshape(len(other), -1)).any(axis=1)
+    )
 
 
 def trial_win_share(
