@@ -8,7 +8,8 @@ already trained on its folds, so the result is always fully trained (a lighter
 member whose fold models can no longer be built in time is left out; the first
 member is then its first fold's model, whose time the search reserved). A trial
 the time budget cut after some of its folds joins the candidates, on the rows of
-those folds, when it is better than the best finished trial there. The score
+those folds, when it is better than the best finished trial there (and stays only
+if the selection there weighs it most). The score
 reported for the final model is cross-validated over the rows: the selection is
 made on all folds but one and scored on the one left out, in turn.
 """
@@ -401,13 +402,9 @@ def final_model(
     used = list(splits[: outcome.n_folds])
     rows = _validated_rows(records)
     notes: list[str] = []
-    records, rows = _lead_with_partial(
-        records, rows, outcome.partial, y, metric, task, budget, notes
+    records, rows, predictions, weights, selection_s = _select(
+        records, rows, outcome.partial, y, metric, task, ensemble, budget, notes
     )
-    predictions = [np.asarray(r.oof)[rows] for r in records]
-    selection_start = time.monotonic()
-    weights = select_weights(predictions, y[rows], metric, task, ensemble)
-    selection_s = time.monotonic() - selection_start
     groups = selection_groups(used, len(y), random_state)[rows]
     fit_rows, encoded_rows = split_rows(used[0])
 
@@ -513,6 +510,57 @@ def final_model(
         notes=notes,
         best=records[0],
     )
+
+
+def _select(
+    records: list[TrialRecord],
+    rows: np.ndarray,
+    partial: TrialRecord | None,
+    y: np.ndarray,
+    metric: str,
+    task: str,
+    ensemble: bool,
+    budget: Budget,
+    notes: list[str],
+) -> tuple[list[TrialRecord], np.ndarray, list[np.ndarray], np.ndarray, float]:
+    """Select the members: weights of the candidates on the rows they all validated.
+
+    A cut trial that leads (:func:`_lead_with_partial`) narrows the rows to
+    those of its finished folds. On few rows, trials that fail elsewhere may
+    look best (a heavy-tailed target: the rows of one fold are no sample of the
+    others), so the narrowed selection stands only if it gives the cut trial the
+    largest weight; otherwise the selection is made again without it, on all
+    the finished trials' rows.
+
+    Returns
+    -------
+    records, rows
+        The candidates (best first) and the rows they all validated.
+    predictions : list of ndarray
+        Their out-of-fold predictions on those rows.
+    weights : ndarray
+        Their weights.
+    seconds : float
+        The time of the last selection.
+    """
+    finished, all_rows = records, rows
+    records, rows = _lead_with_partial(
+        records, rows, partial, y, metric, task, budget, notes
+    )
+    while True:
+        predictions = [np.asarray(r.oof)[rows] for r in records]
+        start = time.monotonic()
+        weights = select_weights(predictions, y[rows], metric, task, ensemble)
+        seconds = time.monotonic() - start
+        if records is finished or weights[0] >= weights.max():
+            return records, rows, predictions, weights, seconds
+        notes[-1] = (
+            f"trial #{records[0].number} was cut by the time budget after "
+            f"{len(records[0].fold_scores)} fold(s) and scored above the best finished "
+            "trial on their rows, but the selection on those rows preferred other "
+            "trials: it was left out, and the selection made on all rows"
+        )
+        records, rows = finished, all_rows
 
 
 def _lead_with_partial(

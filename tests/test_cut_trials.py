@@ -16,7 +16,12 @@ import autocat._final
 import autocat._tuning
 from autocat._budget import Budget
 from autocat._ensemble import EnsembleModel
-from autocat._final import PARTIAL_CONFIDENCE, _lead_with_partial, final_model
+from autocat._final import (
+    PARTIAL_CONFIDENCE,
+    _lead_with_partial,
+    _select,
+    final_model,
+)
 from autocat._search_space import default_params
 from autocat._selection import paired_loss_share
 from autocat._trials import (
@@ -319,3 +324,28 @@ def test_a_cut_trial_must_also_score_higher_on_the_metric():
         )
         >= PARTIAL_CONFIDENCE
     )  # the losses alone would have let it lead
+
+
+def test_a_cut_trial_is_left_out_when_its_rows_prefer_other_trials():
+    # On the cut trial's rows another finished trial is far better still, but
+    # it fails on the other rows: a selection on those few rows would pick it.
+    # The selection is made again on all rows, without the cut trial.
+    y = np.random.default_rng(5).normal(size=400)
+    rival, partial = _records(y, 1.0, 0.5)
+    noise = np.random.default_rng(6).normal(size=len(y))
+    local = TrialRecord(
+        2, {}, oof=y + np.where(partial.oof == partial.oof, 0.1, 20) * noise
+    )
+    everywhere = np.ones(len(y), dtype=bool)
+    for finished, leads in (([rival], True), ([rival, local], False)):
+        notes: list[str] = []
+        records, rows, _, weights, _ = _select(
+            finished, everywhere, partial, y, "r2", "regression", True,
+            Budget(None), notes,
+        )  # fmt: skip
+        assert (records[0] is partial) is leads
+        assert (weights[0] == weights.max()) and len(notes) == 1
+        if not leads:
+            assert records == finished and rows is everywhere
+            assert "it was left out, and the selection made on all rows" in notes[0]
+            assert weights[0] == 1.0  # the rival: the local trial fails elsewhere
