@@ -9,7 +9,7 @@ member whose fold models can no longer be built in time is left out; the first
 member is then its first fold's model, whose time the search reserved). A trial
 the time budget cut after some of its folds joins the candidates, on the rows of
 those folds, when it is better than the best finished trial there (and stays only
-if the selection there weighs it most). The score
+if the selection there gives it a weight). The score
 reported for the final model is cross-validated over the rows: the selection is
 made on all folds but one and scored on the one left out, in turn.
 """
@@ -528,9 +528,9 @@ def _select(
     A cut trial that leads (:func:`_lead_with_partial`) narrows the rows to
     those of its finished folds. On few rows, trials that fail elsewhere may
     look best (a heavy-tailed target: the rows of one fold are no sample of the
-    others), so the narrowed selection stands only if it gives the cut trial the
-    largest weight; otherwise the selection is made again without it, on all
-    the finished trials' rows.
+    others), so the narrowed selection stands only if it gives the cut trial a
+    weight; otherwise the selection is made again without it, on all the
+    finished trials' rows.
 
     Returns
     -------
@@ -552,13 +552,13 @@ def _select(
         start = time.monotonic()
         weights = select_weights(predictions, y[rows], metric, task, ensemble)
         seconds = time.monotonic() - start
-        if records is finished or weights[0] >= weights.max():
+        if records is finished or weights[0] > 0:
             return records, rows, predictions, weights, seconds
         notes[-1] = (
             f"trial #{records[0].number} was cut by the time budget after "
             f"{len(records[0].fold_scores)} fold(s) and scored above the best finished "
             "trial on their rows, but the selection on those rows preferred other "
-            "trials: it was left out, and the selection made on all rows"
+            "trials alone: it was left out, and the selection made on all rows"
         )
         records, rows = finished, all_rows
 

@@ -344,8 +344,25 @@ def test_a_cut_trial_is_left_out_when_its_rows_prefer_other_trials():
             Budget(None), notes,
         )  # fmt: skip
         assert (records[0] is partial) is leads
-        assert (weights[0] == weights.max()) and len(notes) == 1
+        assert weights[0] > 0
+        assert len(notes) == 1
         if not leads:
             assert records == finished and rows is everywhere
             assert "it was left out, and the selection made on all rows" in notes[0]
             assert weights[0] == 1.0  # the rival: the local trial fails elsewhere
+
+
+def test_a_cut_trial_keeps_its_lead_as_a_lighter_member():
+    # A second finished trial is better still on the cut trial's rows, and good
+    # elsewhere too: the narrowed selection blends them, the cut trial lighter.
+    y = np.random.default_rng(5).normal(size=400)
+    rival, partial = _records(y, 1.0, 0.5)
+    helper = TrialRecord(2, {}, oof=y + np.random.default_rng(7).normal(0, 0.4, len(y)))
+    notes: list[str] = []
+    records, rows, _, weights, _ = _select(
+        [rival, helper], np.ones(len(y), dtype=bool), partial, y, "r2",
+        "regression", True, Budget(None), notes,
+    )  # fmt: skip
+    assert records[0] is partial and 0 < weights[0] < weights.max()
+    np.testing.assert_array_equal(rows, ~np.isnan(partial.oof))
+    assert "with it as a candidate" in notes[0]
