@@ -527,8 +527,8 @@ def _select(
 
     A cut trial that leads (:func:`_lead_with_partial`) narrows the rows to
     those of its finished folds. On few rows, trials that fail elsewhere may
-    look best (a heavy-tailed target: the rows of one fold are no sample of the
-    others), so the narrowed selection stands only if it gives the cut trial a
+    look best (a heavy-tailed target: one extreme value decides a fold's
+    score), so the narrowed selection stands only if it gives the cut trial a
     weight; otherwise the selection is made again without it, on all the
     finished trials' rows.
 
