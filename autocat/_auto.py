@@ -36,7 +36,7 @@ from autocat._target import (
     tokens_as_missing,
     whole_numbers,
 )
-from autocat._trials import EncodingCache, TrialCut, TrialRecord
+from autocat._trials import EncodingCache, TrialCut, TrialRecord, better_cut
 from autocat._tuning import TuneOutcome, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
 from autocat._vectorizer_columns import warn_once_per_column
@@ -567,7 +567,7 @@ def auto_fit(
     if target_transform != "none":  # studies of earlier versions stay resumable
         fingerprint["target_transform"] = target_transform
 
-    unfinished: list[TrialRecord] = []
+    first_cut: list[TrialRecord] = []  # of a search that ended with none finished
 
     def search(until: float | None, **overrides: Any) -> TuneOutcome | None:
         options: dict[str, Any] = {
@@ -598,7 +598,7 @@ def auto_fit(
             if fallback is None:
                 raise
             if isinstance(cut, TrialCut):  # no trial finished, one left folds
-                unfinished.append(cut.record)
+                first_cut.append(cut.record)
             return None
 
     search_start = time.monotonic()
@@ -642,11 +642,8 @@ def auto_fit(
                     outcome = resumed
                     # the first search's trial cut after some folds (same folds)
                     # competes with the resumed search's own
-                    first = unfinished[0] if unfinished else None
-                    if first is not None and (
-                        outcome.partial is None or first.score > outcome.partial.score
-                    ):
-                        outcome.partial = first  # fmt: skip
+                    for cut in first_cut:
+                        outcome.partial = better_cut(outcome.partial, cut)
                     notes.append(
                         f"no trial finished before the time kept for the rescue "
                         f"recipe; it trained in less, and the search resumed for "

@@ -601,15 +601,16 @@ def _lead_with_partial(
     ):
         return records, rows
     rival = records[0]  # the best finished trial (one score: AUC costs 0.06 s)
-    rival_score = score_predictions(
-        y[shared], np.asarray(rival.oof)[shared], metric, task=task
+    rival_oof, own_oof, y_shared = (
+        np.asarray(rival.oof)[shared],
+        partial.oof[shared],
+        y[shared],
     )
-    own = score_predictions(y[shared], partial.oof[shared], metric, task=task)
+    rival_score = score_predictions(y_shared, rival_oof, metric, task=task)
+    own = score_predictions(y_shared, own_oof, metric, task=task)
     if not own > rival_score:
         return records, rows
-    share = paired_loss_share(
-        y[shared], np.asarray(rival.oof)[shared], partial.oof[shared], metric, task
-    )
+    share = paired_loss_share(y_shared, rival_oof, own_oof, metric, task)
     if share < PARTIAL_CONFIDENCE:
         return records, rows
     notes.append(

@@ -44,6 +44,7 @@ __all__ = [
     "TrialCut",
     "TrialRecord",
     "TrialRunner",
+    "better_cut",
     "inner_split",
     "inner_splits",
     "thread_speedup",
@@ -405,6 +406,27 @@ class TrialCut(BudgetExhausted):
     def __init__(self, message: str, record: TrialRecord) -> None:
         super().__init__(message)
         self.record = record
+
+
+def better_cut(kept: TrialRecord | None, cut: TrialRecord | None) -> TrialRecord | None:
+    """Return the cut trial worth keeping: ``cut`` if it beats ``kept``, else ``kept``.
+
+    Only a trial that finished a fold is worth keeping; of two, the one of
+    higher mean fold score.
+
+    Examples
+    --------
+    >>> one, two = TrialRecord(1, {}, fold_scores=[0.5]), TrialRecord(2, {})
+    >>> better_cut(None, one) is one, better_cut(one, two) is one
+    (True, True)
+    >>> better_cut(one, TrialRecord(3, {}, fold_scores=[0.7])).number
+    3
+    >>> better_cut(one, TrialRecord(4, {}, fold_scores=[0.2])).number
+    1
+    """
+    if cut is None or not cut.fold_scores:
+        return kept
+    return cut if kept is None or cut.score > kept.score else kept
 
 
 def thread_speedup(ratio: float) -> float:

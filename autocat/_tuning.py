@@ -55,6 +55,7 @@ from autocat._trials import (
     TrialCut,
     TrialRecord,
     TrialRunner,
+    better_cut,
     inner_splits,
 )
 from autocat._unique_text import UniqueTextTrial
@@ -583,10 +584,8 @@ def tune(
             _log_trial(study, frozen, record)
         elif isinstance(outcome, BudgetExhausted):
             n_cut += 1
-            cut = outcome.record if isinstance(outcome, TrialCut) else None
-            if cut is not None and cut.fold_scores and (
-                    partial is None or cut.score > partial.score):  # fmt: skip
-                partial = cut
+            if isinstance(outcome, TrialCut):
+                partial = better_cut(partial, outcome.record)
         elif not isinstance(outcome, optuna.TrialPruned):
             errors.append(outcome)
             logger.warning(
