@@ -7,9 +7,10 @@ time budget allows it, and otherwise is the average of the models the search
 already trained on its folds, so the result is always fully trained (a lighter
 member whose fold models can no longer be built in time is left out; the first
 member is then its first fold's model, whose time the search reserved). A trial
-the time budget cut after some of its folds joins the candidates, on the rows of
-those folds, when it is better than the best finished trial there (and stays only
-if the selection there gives it a weight). The score
+the time budget cut after some of its folds (or while boosting its first, with
+the trees it had grown) joins the candidates, on the rows of those folds, when it
+is better than the best finished trial there (and stays only if the selection
+there gives it a weight). The score
 reported for the final model is cross-validated over the rows: the selection is
 made on all folds but one and scored on the one left out, in turn.
 """
@@ -555,9 +556,9 @@ def _select(
         if records is finished or weights[0] > 0:
             return records, rows, predictions, weights, seconds
         notes[-1] = (
-            f"trial #{records[0].number} was cut by the time budget after "
-            f"{len(records[0].fold_scores)} fold(s) and scored above the best finished "
-            "trial on their rows, but the selection on those rows preferred other "
+            f"trial #{records[0].number} was cut by the time budget "
+            f"{records[0].progress} and scored above the best finished "
+            "trial on its rows, but the selection on those rows preferred other "
             "trials alone: it was left out, and the selection made on all rows"
         )
         records, rows = finished, all_rows
@@ -614,8 +615,8 @@ def _lead_with_partial(
     if share < PARTIAL_CONFIDENCE:
         return records, rows
     notes.append(
-        f"trial #{partial.number} was cut by the time budget after "
-        f"{len(partial.fold_scores)} fold(s); on their {int(shared.sum()):,} rows it "
+        f"trial #{partial.number} was cut by the time budget "
+        f"{partial.progress}; on its {int(shared.sum()):,} rows it "
         f"scored {own:.4f} against {rival_score:.4f} for the best finished trial "
         f"(#{rival.number}), its rows' losses lower in {share:.0%} of paired "
         "bootstrap resamples: "

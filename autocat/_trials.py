@@ -256,6 +256,11 @@ class TrialRecord:
     target_transform : {'none', 'log'}
         What XGBoost learnt: the target, or its log (see
         :mod:`autocat._log_target`); not one of the sampler's ``params``.
+    capped : bool
+        Whether the time budget stopped the boosting of the trial's one fold
+        (the first): its model then has the trees early stopping chose among
+        the rounds reached (``boosted_rounds``), fewer than it may have
+        wanted, and its score is that model's.
     """
 
     number: int
@@ -271,6 +276,7 @@ class TrialRecord:
     nested_savings: list[float] = field(default_factory=list)
     vectorizers: list[Any] = field(default_factory=list)
     target_transform: str = "none"
+    capped: bool = False
 
     @property
     def recipe_params(self) -> dict[str, Any]:
@@ -289,6 +295,25 @@ class TrialRecord:
         return float(np.mean(self.fold_scores))
 
     @property
+    def progress(self) -> str:
+        """How far a trial the time budget cut got, in words.
+
+        Examples
+        --------
+        >>> TrialRecord(3, {}, fold_scores=[0.8, 0.7]).progress
+        'after 2 fold(s)'
+        >>> TrialRecord(4, {}, fold_scores=[0.6], rounds=[180],
+        ...             boosted_rounds=[212], capped=True).progress
+        'in its first fold, after 212 rounds (180 trees kept)'
+        """
+        if self.capped:
+            return (
+                f"in its first fold, after {self.boosted_rounds[0]} rounds "
+                f"({self.rounds[0]} trees kept)"
+            )
+        return f"after {len(self.fold_scores)} fold(s)"
+
+    @property
     def n_estimators(self) -> int:
         """Trees of a refit: the mean of the folds' early-stopping choices."""
         return max(1, round(float(np.mean(self.rounds))))
@@ -304,7 +329,9 @@ class TrialCut(BudgetExhausted):
     record : TrialRecord
         The trial's finished folds (none, or fewer than the search's folds):
         their scores, fold models and out-of-fold predictions, NaN on the rows
-        of the folds it did not finish.
+        of the folds it did not finish. A cut while boosting the first fold
+        leaves that fold, ``capped``: its model has the trees early stopping
+        chose among the rounds reached.
     """
 
     def __init__(self, message: str, record: TrialRecord) -> None:
@@ -628,7 +655,7 @@ class TrialRunner:
                 _take(X_train, stop),
                 y_train[stop],
             )
-            if guard.cut:
+            if guard.cut and fold > 0:
                 raise BudgetExhausted(f"trial {number} cut by the time budget")
             record.boost_seconds.append(time.perf_counter() - fit_start)
             record.boosted_rounds.append(model.get_booster().num_boosted_rounds())
@@ -647,6 +674,13 @@ class TrialRunner:
             # The cost of the fold from scratch (its encoding even if cached).
             record.fold_seconds.append(time.perf_counter() - fit_start + encode_s)
             record.nested_savings.append(encode_s - own_encode_s)
+            if guard.cut:
+                # The first fold's boosting was stopped: its model is one of the
+                # rounds it reached (early stopping's choice among them), scored
+                # on rows that chose nothing. Later folds would be a different
+                # model (more rounds), so a cut there keeps the finished folds.
+                record.capped = True
+                raise BudgetExhausted(f"trial {number} cut by the time budget")
             fold += 1
             if fold == 1:
                 # The protocol is planned for trials run side by side, each with

@@ -366,3 +366,98 @@ def test_a_cut_trial_keeps_its_lead_as_a_lighter_member():
     assert records[0] is partial and 0 < weights[0] < weights.max()
     np.testing.assert_array_equal(rows, ~np.isnan(partial.oof))
     assert "with it as a candidate" in notes[0]
+
+
+def _cut_while_boosting(
+    runner: TrialRunner, fold: int, rounds: int, params: dict, monkeypatch
+) -> TrialCut:
+    """Run ``params``; the budget runs out after ``rounds`` rounds of ``fold``."""
+    encoded_fold = runner.encoded_fold
+    started: list[int] = []
+
+    def encoded(recipe, fold_index):
+        started.append(fold_index)
+        return encoded_fold(recipe, fold_index)
+
+    class Deadline(autocat._trials.BudgetCallback):
+        def after_iteration(self, model, epoch, evals_log):
+            if started[-1] == fold and epoch + 1 >= rounds:
+                self.budget.cancel()  # the deadline passes during this round
+            return super().after_iteration(model, epoch, evals_log)
+
+    runner.encoded_fold = encoded  # type: ignore[method-assign]
+    monkeypatch.setattr(autocat._trials, "BudgetCallback", Deadline)
+    with pytest.raises(TrialCut) as cut:
+        runner.run(None, params)
+    return cut.value
+
+
+def test_a_trial_cut_while_boosting_its_first_fold_keeps_the_rounds_reached(
+    countries, monkeypatch
+):
+    X, y, splits, _, _ = countries
+    runner = _runner(X, y, splits)
+    record = _cut_while_boosting(runner, 0, 40, MINHASH, monkeypatch).record
+
+    assert record.capped
+    assert record.boosted_rounds == [40] and len(record.fold_scores) == 1
+    model = record.models[0]
+    assert record.rounds == [model.best_iteration + 1] and record.rounds[0] <= 40
+    assert record.progress.startswith("in its first fold, after 40 rounds")
+    # The reference: XGBoost trained for exactly the trees kept, no deadline.
+    X_train, X_valid, *_ = runner.encoded_fold(runner.recipe(MINHASH), 0)
+    fit, _ = runner.inner[0]
+    train, valid = splits[0]
+    reference = model.__class__(**{
+        **model.get_params(), "n_estimators": record.rounds[0],
+        "early_stopping_rounds": None, "callbacks": None,
+    }).fit(X_train[fit], y[train][fit])  # fmt: skip
+    np.testing.assert_array_equal(record.oof[valid], reference.predict(X_valid))
+    assert record.fold_scores[0] == pytest.approx(r2_score(y[valid], record.oof[valid]))
+    assert np.isnan(record.oof).sum() == len(y) - len(valid)
+
+
+def test_a_trial_cut_while_boosting_a_later_fold_keeps_only_its_finished_folds(
+    countries, monkeypatch
+):
+    X, y, splits, _, _ = countries
+    runner = _runner(X, y, splits)
+    record = _cut_while_boosting(runner, 2, 40, MINHASH, monkeypatch).record
+    assert not record.capped and len(record.fold_scores) == 2
+    assert len(record.models) == len(record.boosted_rounds) == 2
+    assert record.progress == "after 2 fold(s)"
+
+
+def test_a_holdout_trial_cut_while_boosting_leads_when_far_better(
+    countries, monkeypatch
+):
+    # One holdout fold: the min-hash trial's fold is cut after 60 rounds, with
+    # nothing else to keep; its capped model is still far better than the
+    # target-encoded trial that finished, and leads the model.
+    X, y, splits, X_test, y_test = countries
+    holdout = splits[:1]
+    finished = _runner(X, y, holdout).run(None, TARGET)
+    finished.number = 0
+    cut = _cut_while_boosting(_runner(X, y, holdout), 0, 60, MINHASH, monkeypatch)
+    cut.record.number = 1
+
+    def final(partial):
+        outcome = TuneOutcome(
+            study=None, best_trial=None, records=[finished], n_folds=1,
+            cache=EncodingCache(), partial=partial,
+        )  # fmt: skip
+        return final_model(outcome, X, y, "regression", "r2", holdout, 0, 1, None,
+                           ensemble=True)  # fmt: skip
+
+    without, with_cut = final(None), final(cut.record)
+    assert with_cut.best is cut.record
+    first = with_cut.members[0]
+    assert (first["trial"], first["fit"]) == (1, "refit")
+    assert first["score"] == cut.record.score
+    assert any("trial #1 was cut by the time budget in its first fold, after 60 "
+               "rounds" in note for note in with_cut.notes)  # fmt: skip
+    # The refit grows the trees the capped fold kept, no more.
+    refit = with_cut.pipeline.named_steps["model"]
+    assert refit.get_booster().num_boosted_rounds() == cut.record.rounds[0]
+    assert r2_score(y_test, without.model.predict(X_test)) < 0.3
+    assert r2_score(y_test, with_cut.model.predict(X_test)) > 0.6
