@@ -179,3 +179,177 @@ def test_the_autocat_learner_chooses_its_trees_by_early_stopping(dirty_split, ta
     new = TableVectorizer(random_state=0).fit(X_train, y).transform(X_new)
     expected = by_hand.predict(new)
     np.testing.assert_allclose(learner.predict(X_new), expected, rtol=1e-5)
+
+
+def _recorded_search(X, y, task, metric, *, eval_method="cv", max_iter=8):
+    """A real FLAML search whose metric is a ``TrialRecorder`` of ``metric``."""
+    from autocat.integrations.flaml import TrialRecorder
+
+    recorder = TrialRecorder(metric)
+    automl = flaml.AutoML()
+    names = add_learners(automl, ["autocat", "lgbm"])
+    automl.fit(
+        X, y, task=task, metric=recorder, time_budget=60, n_jobs=1,
+        max_iter=max_iter, estimator_list=names, eval_method=eval_method,
+        n_splits=3, skip_transform=True, verbose=0, seed=0,
+        starting_points=starting_points(len(X)),
+    )  # fmt: skip
+    return automl, recorder
+
+
+@pytest.fixture
+def recorded(dirty_split):
+    X_train, y_train, _, _ = dirty_split
+    return _recorded_search(X_train, y_train, "regression", "r2", max_iter=10)
+
+
+def test_the_recorder_keeps_each_trials_out_of_fold_predictions(dirty_split, recorded):
+    _, y_train, _, _ = dirty_split
+    automl, recorder = recorded
+    trials = recorder.candidates()
+    assert len(trials) >= 3
+    y = y_train.to_numpy()
+    for trial in trials:
+        # 3-fold CV: every training row validated once, by a model that did not
+        # train on it; FLAML's loss is 1 - R² of each fold, averaged
+        assert sorted(trial["rows"]) == list(range(len(y)))
+        # FLAML shuffles the rows first: its index numbers them after that
+        np.testing.assert_array_equal(np.sort(trial["target"]), np.sort(y))
+        same = trials[0]["target"][np.argsort(trials[0]["rows"])]
+        np.testing.assert_array_equal(trial["target"][np.argsort(trial["rows"])], same)
+        assert len(trial["losses"]) == 3
+        assert trial["loss"] == pytest.approx(np.mean(trial["losses"]))
+        assert trial["loss"] == pytest.approx(
+            1 - r2_score(trial["target"], trial["predictions"]), abs=0.05
+        )
+    assert automl.best_loss == pytest.approx(min(t["loss"] for t in trials))
+
+
+def test_the_ensemble_of_the_recorded_trials_beats_its_best_member(
+    dirty_split, recorded
+):
+    from autocat._ensemble import blend
+    from autocat._selection import select_weights
+
+    def by_config_keys(model):
+        return [repr(d["config"]) for d in model.description_]
+
+    X_train, y_train, X_new, y_new = dirty_split
+    _, recorder = recorded
+    model = recorder.ensemble(X_train, y_train)
+    assert model.task == "regression" and model.classes_ is None
+    assert model.weights_.sum() == pytest.approx(1) and (model.weights_ > 0).all()
+    trials = recorder.candidates()
+    by_config = {repr(t["config"]): t for t in trials}
+    members = [by_config[repr(d["config"])] for d in model.description_]
+    # its out-of-fold score: at least the best trial's (the selection starts there)
+    order = [np.argsort(t["rows"]) for t in members]
+    oof = blend([t["predictions"][o] for t, o in zip(members, order, strict=True)],
+                model.weights_, task="regression")  # fmt: skip
+    target = members[0]["target"][order[0]]
+    # the weights are greedy ensemble selection's over all candidates
+    every = [t["predictions"][np.argsort(t["rows"])] for t in trials]
+    weights = select_weights(every, target, "r2", "regression", True)
+    chosen = {repr(t["config"]): w for t, w in zip(trials, weights, strict=True) if w}
+    assert chosen == dict(zip(by_config_keys(model), model.weights_, strict=True))
+    best = trials[0]
+    best_oof = r2_score(best["target"], best["predictions"])
+    assert r2_score(target, oof) >= best_oof - 1e-9
+    # the members, refit on all rows, averaged with their weights
+    pairs = zip(model.weights_, model.members_, strict=True)
+    expected = sum(weight * member.predict(X_new) for weight, member in pairs)
+    np.testing.assert_allclose(model.predict(X_new), expected)
+    assert r2_score(y_new, model.predict(X_new)) > 0.3  # unseen titles
+    restored = pickle.loads(pickle.dumps(model))
+    np.testing.assert_allclose(restored.predict(X_new), model.predict(X_new))
+
+
+def test_the_ensembles_time_budget_keeps_only_its_heaviest_member(
+    dirty_split, recorded, monkeypatch
+):
+    import autocat._selection
+
+    X_train, y_train, _, _ = dirty_split
+    _, recorder = recorded
+    n_trials = len(recorder.candidates())
+
+    def heavier_first(predictions, *args):  # every trial a member, the best heaviest
+        weights = np.arange(len(predictions), 0, -1, dtype=float)
+        return weights / weights.sum()
+
+    monkeypatch.setattr(autocat._selection, "select_weights", heavier_first)
+    everything = recorder.ensemble(X_train, y_train, time_budget=600)
+    assert len(everything.members_) == n_trials >= 3
+    alone = recorder.ensemble(X_train, y_train, time_budget=0)
+    assert len(alone.members_) == 1 and alone.weights_.tolist() == [1.0]
+    assert alone.description_[0] == everything.description_[0]
+    assert alone.description_[0]["loss"] == recorder.candidates()[0]["loss"]
+
+
+def test_the_ensemble_takes_flamls_final_model_for_its_best_configuration(
+    dirty_split, recorded, monkeypatch
+):
+    import autocat._selection
+
+    X_train, y_train, X_new, _ = dirty_split
+    automl, recorder = recorded
+    n_trials = len(recorder.candidates())
+
+    def even(predictions, *args):
+        return np.full(len(predictions), 1 / len(predictions))
+
+    monkeypatch.setattr(autocat._selection, "select_weights", even)
+    model = recorder.ensemble(X_train, y_train, automl=automl)
+    assert len(model.members_) == n_trials
+    # FLAML's best trial is the first candidate; its member is FLAML's model
+    assert recorder.candidates()[0]["config"] == automl.best_config
+    assert model.members_[0] is automl.model
+    assert not any(member is automl.model for member in model.members_[1:])
+    # without automl, that configuration is refit (on rows in another order
+    # than FLAML's shuffle: its early stopping rows differ)
+    refit = recorder.ensemble(X_train, y_train).members_[0]
+    assert refit is not automl.model and type(refit) is type(automl.model)
+    assert model.predict(X_new).shape == (len(X_new),)
+
+
+@pytest.mark.parametrize(
+    ("metric", "eval_method"), [("accuracy", "holdout"), ("log_loss", "cv")]
+)
+def test_the_recorder_ensembles_classes_with_their_labels(
+    dirty_split, metric, eval_method
+):
+    X_train, y_train, X_new, y_new = dirty_split
+    # with skip_transform=True, FLAML hands the labels to the learners as they
+    # are, and XGBoost takes codes 0 .. k-1 only
+    bands = np.array([0, 1, 2])
+
+    def band(values):
+        return bands[np.digitize(values, np.quantile(y_train, [1 / 3, 2 / 3]))]
+
+    _, recorder = _recorded_search(
+        X_train, band(y_train), "classification", metric,
+        eval_method=eval_method, max_iter=4,
+    )  # fmt: skip
+    trials = recorder.candidates()
+    assert trials and all(t["labels"].tolist() == bands.tolist() for t in trials)
+    for trial in trials:
+        proba = trial["predictions"]
+        assert proba.shape == (len(trial["rows"]), 3)
+        np.testing.assert_allclose(proba.sum(axis=1), 1, rtol=1e-5)
+    model = recorder.ensemble(X_train, band(y_train))
+    assert model.task == "multiclass" and model.classes_.tolist() == bands.tolist()
+    predicted = model.predict(X_new)
+    assert set(predicted) <= set(bands)
+    np.testing.assert_array_equal(
+        predicted, bands[np.argmax(model.predict_proba(X_new), axis=1)]
+    )
+    assert np.mean(predicted == band(y_new)) > 0.5  # three bands: chance is 1/3
+
+
+def test_the_recorder_refuses_what_it_cannot_ensemble(dirty_split):
+    from autocat.integrations.flaml import TrialRecorder
+
+    with pytest.raises(ValueError, match="mape"):
+        TrialRecorder("mape")
+    with pytest.raises(ValueError, match="metric=recorder"):
+        TrialRecorder("r2").ensemble(*dirty_split[:2])
