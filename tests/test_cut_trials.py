@@ -461,3 +461,12 @@ def test_a_holdout_trial_cut_while_boosting_leads_when_far_better(
     assert refit.get_booster().num_boosted_rounds() == cut.record.rounds[0]
     assert r2_score(y_test, without.model.predict(X_test)) < 0.3
     assert r2_score(y_test, with_cut.model.predict(X_test)) > 0.6
+
+
+def test_a_trial_cut_in_its_first_round_keeps_nothing(countries, monkeypatch):
+    # XGBoost stops calling the callbacks of a round once one says stop: cut in
+    # its first round, a model has no round that early stopping chose.
+    X, y, splits, _, _ = countries
+    runner = _runner(X, y, splits)
+    record = _cut_while_boosting(runner, 0, 1, MINHASH, monkeypatch).record
+    assert not record.capped and record.fold_scores == [] and record.oof is None
