@@ -658,8 +658,9 @@ class TrialRunner:
             # A round whose callbacks said stop may end before early stopping
             # saw it (XGBoost stops asking): cut in its first round, a model
             # has no round that early stopping chose.
-            chosen = model.get_booster().attr("best_iteration") is not None
-            if guard.cut and (fold > 0 or not chosen):
+            if guard.cut and (
+                fold > 0 or model.get_booster().attr("best_iteration") is None
+            ):
                 raise BudgetExhausted(f"trial {number} cut by the time budget")
             record.boost_seconds.append(time.perf_counter() - fit_start)
             record.boosted_rounds.append(model.get_booster().num_boosted_rounds())

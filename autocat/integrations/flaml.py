@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from autocat import _search_space
+from autocat._ensemble import blend
 from autocat._search_space import ParamSpec
 from autocat._trials import EARLY_STOPPING_ROUNDS, MAX_ROUNDS, inner_split
 from autocat.integrations._common import build_vectorizer, require, vectorizer_specs
@@ -648,6 +649,7 @@ class TrialRecorder:
         weights = select_weights(
             predictions, codes, ENSEMBLE_METRICS[self.metric], task, True
         )
+        final = getattr(automl, "model", None)  # FLAML's best configuration, retrained
         members: list[Any] = []
         kept: list[int] = []
         for index in np.argsort(-weights, kind="stable"):
@@ -656,7 +658,6 @@ class TrialRecorder:
             trial = trials[int(index)]
             left = None if time_budget is None else (
                 time_budget - (time.monotonic() - start))  # fmt: skip
-            final = getattr(automl, "model", None)
             if (
                 type(final) is trial["learner"]
                 and automl.best_config == trial["config"]
@@ -729,19 +730,13 @@ class FlamlEnsemble:
         """Weighted mean of the members' class probabilities (columns: ``classes_``)."""
         if self.classes_ is None:
             raise AttributeError("predict_proba is for classification")
-        labels = self.classes_
-        total = np.zeros((len(X), len(labels)))
-        for weight, member in zip(self.weights_, self.members_, strict=True):
-            columns = np.searchsorted(labels, np.asarray(member.classes_))
-            total[:, columns] += weight * np.asarray(member.predict_proba(X))
-        return total
+        each = [_probabilities(member, X, self.classes_) for member in self.members_]
+        return blend(each, self.weights_, task=self.task)
 
     def predict(self, X: Any) -> np.ndarray:
         """Weighted mean of the members' predictions, or the likeliest label."""
         if self.classes_ is not None:
             labels: np.ndarray = self.classes_[np.argmax(self.predict_proba(X), axis=1)]
             return labels
-        total = np.zeros(len(X))
-        for weight, member in zip(self.weights_, self.members_, strict=True):
-            total += weight * np.asarray(member.predict(X), dtype=np.float64)
-        return total
+        each = [member.predict(X) for member in self.members_]
+        return blend(each, self.weights_, task=self.task)
