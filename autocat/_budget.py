@@ -4,9 +4,13 @@
 encoders and of the table vectorizer call :func:`check_budget` between columns,
 passes and mini-batches, which raises :class:`BudgetExhausted` once the deadline has
 passed or the search was cancelled (Ctrl-C). Outside a scope the checks cost one
-context-variable lookup and never raise. The scope lives in a context variable, so
-each thread of a search sees its own; pools that run work for a scope must copy the
-context (:func:`contextvars.copy_context`).
+context-variable lookup and never raise. A *settling* budget (``Budget(deadline,
+settle=True)``, for callers that need a fitted result by the deadline, such as the
+FLAML learners) never raises: the iterative fits that hold a usable state at every
+step (the Gamma-Poisson passes) ask :func:`settle_now` and stop there, keeping it.
+The scope lives in a context variable, so each thread of a search sees its own;
+pools that run work for a scope must copy the context
+(:func:`contextvars.copy_context`).
 """
 
 from __future__ import annotations
@@ -19,7 +23,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["Budget", "BudgetExhausted", "budget_scope", "check_budget"]
+__all__ = [
+    "Budget",
+    "BudgetExhausted",
+    "budget_scope",
+    "check_budget",
+    "settle_now",
+]
 
 
 class BudgetExhausted(Exception):
@@ -33,10 +43,15 @@ class Budget:
     ----------
     deadline : float or None
         ``time.monotonic()`` after which work stops; ``None``: no deadline.
+    settle : bool, default=False
+        Once spent, let the work finish early instead of cutting it: iterative
+        fits stop at their next step and keep the state reached
+        (:func:`settle_now`), :func:`check_budget` does not raise.
     """
 
-    def __init__(self, deadline: float | None) -> None:
+    def __init__(self, deadline: float | None, *, settle: bool = False) -> None:
         self.deadline = deadline
+        self.settle = settle
         self.cancelled = False
 
     def exhausted(self) -> bool:
@@ -79,7 +94,20 @@ def current_budget() -> Budget | None:
 
 
 def check_budget() -> None:
-    """Raise :class:`BudgetExhausted` if this context's budget is spent."""
+    """Raise :class:`BudgetExhausted` if this context's budget is spent.
+
+    A settling budget never raises (see :func:`settle_now`).
+    """
     budget = _CURRENT.get()
-    if budget is not None and budget.exhausted():
+    if budget is not None and not budget.settle and budget.exhausted():
         raise BudgetExhausted("the time budget of this computation is spent")
+
+
+def settle_now() -> bool:
+    """Return whether an iterative fit should stop here and keep its state.
+
+    True once this context's budget is a spent settling budget; call it where the
+    fit's state is usable, next to :func:`check_budget`.
+    """
+    budget = _CURRENT.get()
+    return budget is not None and budget.settle and budget.exhausted()

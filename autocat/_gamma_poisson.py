@@ -21,7 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from autocat._budget import check_budget
+from autocat._budget import check_budget, settle_now
 from autocat._dataframe import column_values, encode_columns, to_2d
 from autocat._factorize import factorize_strings
 from autocat._gamma_poisson_kernels import e_step, fit_batches, row_sums
@@ -185,7 +185,9 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
         For each output feature, its three most representative words, e.g.
         ``'manager, management, property'``.
     n_iter_ : int
-        Passes run by the last :meth:`fit` (the most over columns).
+        Whole passes run by the last :meth:`fit` (the most over columns); fewer
+        than ``max_iter`` once the topics converge or a settling time budget
+        (the FLAML learners') stops the fit, keeping the topics reached.
     n_features_in_ : int
         Number of columns seen in :meth:`fit`.
     feature_names_in_ : ndarray of str of shape (n_features_in_,)
@@ -436,15 +438,21 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
             cut = ((len(order) - 1) // self.batch_size) * self.batch_size
             # Runs of whole mini-batches, with a budget check between runs: the
             # same updates in the same order as one call.
+            # A settling budget stops there, keeping the (usable) state reached.
             step = self.batch_size * _BATCHES_PER_CHECK
+            settled = False
             for start in range(0, cut, step):
                 check_budget()
+                if settled := settle_now():
+                    break
                 model.n_batches += fit_batches(
                     indptr, cols, data, order[start : min(cut, start + step)],
                     self.batch_size, counts, model.A_hat, model.R, model.B,
                     X_chunk, *args,
                 )  # fmt: skip
             check_budget()
+            if settled or settle_now():
+                break
             before = model.topics()
             model.n_batches += fit_batches(
                 indptr, cols, data, order[cut:], self.batch_size, counts,

@@ -3,6 +3,7 @@ from __future__ import annotations
 import multiprocessing
 import pickle
 import re
+import time
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,7 @@ from sklearn.base import clone
 from sklearn.compose import make_column_transformer
 
 from autocat import GammaPoissonEncoder, MinHashEncoder
+from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._ngrams import char_ngrams, count_ngrams, pack_normalized, pack_strings
 from autocat.datasets import make_dirty_categories
 from autocat.datasets._simulations import ANIMALS, recovery_nmi
@@ -420,3 +422,60 @@ def test_transform_n_jobs_gives_the_same_bytes(monkeypatch):
     threaded = clone(encoder).set_params(n_jobs=3).fit(X)
     assert threaded.transform(X).tobytes() == serial.tobytes()
     assert encoder.set_params(n_jobs=-1).transform(X).tobytes() == serial.tobytes()
+
+
+class _SpentAfter(Budget):
+    """A budget spent after its first ``checks`` checks (no clock involved)."""
+
+    def __init__(self, checks: int, *, settle: bool) -> None:
+        super().__init__(None, settle=settle)
+        self.checks_left = checks
+
+    def exhausted(self) -> bool:
+        self.checks_left -= 1
+        return self.checks_left < 0
+
+
+def _checks_in_one_pass(X) -> int:
+    never = _SpentAfter(10**9, settle=True)
+    with budget_scope(never):
+        GammaPoissonEncoder(
+            n_components=5, max_iter=1, batch_size=16, random_state=0
+        ).fit(X)
+    return 10**9 - never.checks_left
+
+
+def test_a_settling_budget_keeps_the_state_of_the_passes_run():
+    # Spent right after the first pass: the settled fit stops there and keeps
+    # exactly what a one-pass fit (the reference) reaches, bit for bit.
+    words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa"]
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"name": [" ".join(rng.choice(words, 3)) + f" {i % 97}"
+                               for i in range(600)]})  # fmt: skip
+    one_pass = GammaPoissonEncoder(
+        n_components=5, max_iter=1, batch_size=16, random_state=0
+    ).fit(X)
+    settled = GammaPoissonEncoder(
+        n_components=5, max_iter=20, batch_size=16, random_state=0
+    )
+    with budget_scope(_SpentAfter(_checks_in_one_pass(X), settle=True)):
+        settled.fit(X)
+    assert settled.n_iter_ == 1
+    np.testing.assert_array_equal(settled._models[0].A_hat, one_pass._models[0].A_hat)
+    np.testing.assert_array_equal(settled.transform(X), one_pass.transform(X))
+    # without the budget the fit runs more passes, so the settling did stop it
+    full = GammaPoissonEncoder(n_components=5, batch_size=16, random_state=0).fit(X)
+    assert full.n_iter_ > 1
+
+
+def test_a_spent_settling_budget_still_returns_a_usable_encoder():
+    X = pd.DataFrame({"name": [f"item {i % 40} of lot {i % 7}" for i in range(300)]})
+    encoder = GammaPoissonEncoder(n_components=4, random_state=0)
+    with budget_scope(Budget(time.monotonic() - 1.0, settle=True)):
+        encoded = encoder.fit_transform(X)  # never raises
+    assert encoder.n_iter_ == 0  # the initial topics only
+    assert encoded.shape == (300, 4) and np.isfinite(encoded).all()
+    assert (encoded.sum(axis=1) > 0).all()
+    # the same spent budget, not settling, cuts the fit
+    with budget_scope(Budget(time.monotonic() - 1.0)), pytest.raises(BudgetExhausted):
+        GammaPoissonEncoder(n_components=4, random_state=0).fit(X)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from autocat import _search_space
+from autocat._budget import Budget, budget_scope
 from autocat._ensemble import blend
 from autocat._search_space import ParamSpec
 from autocat._trials import EARLY_STOPPING_ROUNDS, MAX_ROUNDS, inner_split
@@ -70,6 +71,10 @@ _DEFAULT_LEARNERS = (RECIPE, "xgboost", "lgbm", "rf", "extra_tree")
 _MIN_TREES = 4
 #: The ``'autocat'`` learner holds out rows for early stopping from this many.
 MIN_ROWS_TO_STOP_EARLY = 50
+#: Share of FLAML's time budget for one fit after which the vectorizer's
+#: iterative fits (the Gamma-Poisson passes) stop and keep the state reached;
+#: the model's own fit has the rest, bounded by FLAML as for its own learners.
+VECTORIZER_BUDGET_SHARE = 0.5
 
 
 def _flaml() -> Any:
@@ -210,6 +215,12 @@ class _EncodingMixin:
     (stratified for classification) is held out for early stopping, the
     configuration's ``n_estimators`` is the most trees allowed, and the model
     keeps the best round.
+
+    FLAML gives each fit a time budget (the time left, split over the folds)
+    and bounds its own learners by it. Here the vectorizer's iterative fits
+    settle once :data:`VECTORIZER_BUDGET_SHARE` of it is spent (the
+    Gamma-Poisson passes stop and keep the topics reached: a rougher
+    encoding, which the trial's loss then shows), and the model has the rest.
     """
 
     _vectorizer: Any = None
@@ -236,7 +247,13 @@ class _EncodingMixin:
         seed = int(getattr(self, "params", {}).get("random_state", 0) or 0) % 2**31
         vectorizer = build_vectorizer(self._vectorizer_params, random_state=seed)
         self._vectorizer = None  # _preprocess passes the encoded matrix through
-        encoded = vectorizer.fit_transform(X_train, y_train)
+        # FLAML's budget (falsy: none, as in FLAML's own learners) bounds the
+        # whole fit: the vectorizer's iterative fits settle by a share of it.
+        settle_by = (
+            time.monotonic() + VECTORIZER_BUDGET_SHARE * budget if budget else None
+        )
+        with budget_scope(Budget(settle_by, settle=True)):
+            encoded = vectorizer.fit_transform(X_train, y_train)
         if budget is not None:
             budget = max(budget - (time.time() - start), 0.01)
         if self._early_stopping and "eval_set" not in kwargs:
@@ -378,6 +395,12 @@ def add_learners(
     autocat's encoders do better. Each configuration encodes the training rows
     anew (min-hash encodes each distinct value once), so that the encoder's
     parameters are tuned with the model's.
+
+    FLAML's time budget for each fit bounds the vectorizer as well as the
+    model (:data:`VECTORIZER_BUDGET_SHARE`). After ``time_budget``, FLAML
+    retrains its best configuration on all rows (``retrain_full=True``, its
+    default), which here fits the vectorizer again; ``retrain_full='budget'``
+    keeps that retrain within the budget (with a holdout, FLAML's rule).
 
     Examples
     --------

@@ -181,6 +181,37 @@ def test_the_autocat_learner_chooses_its_trees_by_early_stopping(dirty_split, ta
     np.testing.assert_allclose(learner.predict(X_new), expected, rtol=1e-5)
 
 
+def test_flamls_budget_bounds_the_vectorizers_fit(dirty_split):
+    # FLAML gives each fit a time budget. A spent one settles the Gamma-Poisson
+    # fit at once (its initial topics, no pass), the model gets FLAML's
+    # one-round floor, and the learner still predicts; without a budget the
+    # same learner runs the passes.
+    from autocat.integrations.flaml import _learner_class
+
+    X_train, y_train, X_new, _ = dirty_split
+    config = {
+        "autocat_encoder": "gamma_poisson", "autocat_n_components": 30,
+        "n_estimators": 1_000, "learning_rate": 0.3, "max_depth": 6,
+        "n_jobs": 1, "random_state": 0,
+    }  # fmt: skip
+    fits = {}
+    for budget in (1e-6, None):
+        learner = _learner_class("autocat")(task="regression", **config)
+        learner.fit(X_train, y_train, budget=budget)
+        (encoder,) = [
+            transformer
+            for transformer in learner._vectorizer.transformers_.values()
+            if type(transformer).__name__ == "GammaPoissonEncoder"
+        ]
+        fits[budget] = encoder.n_iter_, learner._model, learner.predict(X_new)
+    n_iter, model, predicted = fits[1e-6]
+    assert n_iter == 0 and model.get_booster().num_boosted_rounds() == 1
+    assert np.isfinite(predicted).all()
+    n_iter, model, predicted = fits[None]
+    assert n_iter > 1 and model.get_booster().num_boosted_rounds() > 10
+    assert np.isfinite(predicted).all()
+
+
 def _recorded_search(X, y, task, metric, *, eval_method="cv", max_iter=8):
     """A real FLAML search whose metric is a ``TrialRecorder`` of ``metric``."""
     from autocat.integrations.flaml import TrialRecorder
