@@ -6,8 +6,9 @@ passes and mini-batches, which raises :class:`BudgetExhausted` once the deadline
 passed or the search was cancelled (Ctrl-C). Outside a scope the checks cost one
 context-variable lookup and never raise. A *settling* budget (``Budget(deadline,
 settle=True)``, for callers that need a fitted result by the deadline, such as the
-FLAML learners) never raises: the iterative fits that hold a usable state at every
-step (the Gamma-Poisson passes) ask :func:`settle_now` and stop there, keeping it.
+FLAML learners) never raises: :func:`check_budget` returns True once it is spent,
+and the iterative fits that hold a usable state at every step (the Gamma-Poisson
+passes) stop there, keeping it.
 The scope lives in a context variable, so each thread of a search sees its own;
 pools that run work for a scope must copy the context
 (:func:`contextvars.copy_context`).
@@ -28,7 +29,6 @@ __all__ = [
     "BudgetExhausted",
     "budget_scope",
     "check_budget",
-    "settle_now",
 ]
 
 
@@ -46,7 +46,7 @@ class Budget:
     settle : bool, default=False
         Once spent, let the work finish early instead of cutting it: iterative
         fits stop at their next step and keep the state reached
-        (:func:`settle_now`), :func:`check_budget` does not raise.
+        (:func:`check_budget` returns True instead of raising).
     """
 
     def __init__(self, deadline: float | None, *, settle: bool = False) -> None:
@@ -93,21 +93,19 @@ def current_budget() -> Budget | None:
     return _CURRENT.get()
 
 
-def check_budget() -> None:
+def check_budget() -> bool:
     """Raise :class:`BudgetExhausted` if this context's budget is spent.
 
-    A settling budget never raises (see :func:`settle_now`).
+    Returns
+    -------
+    bool
+        True once this context's budget is a spent *settling* budget, which
+        never raises: an iterative fit that calls this where its state is
+        usable should stop there and keep it. False otherwise.
     """
     budget = _CURRENT.get()
-    if budget is not None and not budget.settle and budget.exhausted():
-        raise BudgetExhausted("the time budget of this computation is spent")
-
-
-def settle_now() -> bool:
-    """Return whether an iterative fit should stop here and keep its state.
-
-    True once this context's budget is a spent settling budget; call it where the
-    fit's state is usable, next to :func:`check_budget`.
-    """
-    budget = _CURRENT.get()
-    return budget is not None and budget.settle and budget.exhausted()
+    if budget is None or not budget.exhausted():
+        return False
+    if budget.settle:
+        return True
+    raise BudgetExhausted("the time budget of this computation is spent")

@@ -21,7 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from autocat._budget import check_budget, settle_now
+from autocat._budget import check_budget
 from autocat._dataframe import column_values, encode_columns, to_2d
 from autocat._factorize import factorize_strings
 from autocat._gamma_poisson_kernels import e_step, fit_batches, row_sums
@@ -442,16 +442,14 @@ class GammaPoissonEncoder(TransformerMixin, BaseEstimator):
             step = self.batch_size * _BATCHES_PER_CHECK
             settled = False
             for start in range(0, cut, step):
-                check_budget()
-                if settled := settle_now():
+                if settled := check_budget():
                     break
                 model.n_batches += fit_batches(
                     indptr, cols, data, order[start : min(cut, start + step)],
                     self.batch_size, counts, model.A_hat, model.R, model.B,
                     X_chunk, *args,
                 )  # fmt: skip
-            check_budget()
-            if settled or settle_now():
+            if settled or check_budget():
                 break
             before = model.topics()
             model.n_batches += fit_batches(
