@@ -16,10 +16,11 @@
 #   first, then searches around the best);
 # - **flaml+autocat+ensemble**: the same search with a `TrialRecorder` as its
 #   metric (FLAML scores each trial as with the metric's name and the recorder
-#   keeps the trials' out-of-fold predictions), then `recorder.ensemble(X, y)`:
-#   greedy ensemble selection over FLAML's trials, members refit on all rows.
-#   FLAML gets 90% of the budget, the refits the rest (the heaviest member is
-#   always refit);
+#   keeps the trials' out-of-fold predictions and its best trials' fold models),
+#   then `recorder.ensemble(X, y)`: greedy ensemble selection over FLAML's
+#   trials. FLAML gets 90% of the budget; its final model stands for its best
+#   configuration, the other members are refit on all rows when the rest of
+#   the budget allows, else they are the mean of their fold models;
 # - **auto_fit**: autocat's own search, for reference.
 #
 # The full protocol (about 4 tasks x 3 splits x 4 x 60 s):

@@ -1,6 +1,7 @@
 """autocat's learners inside a real FLAML AutoML: fit, then predict unseen titles."""
 
 import pickle
+import types
 
 import numpy as np
 import pytest
@@ -223,7 +224,7 @@ def _recorded_search(X, y, task, metric, *, eval_method="cv", max_iter=8):
         X, y, task=task, metric=recorder, time_budget=60, n_jobs=1,
         max_iter=max_iter, estimator_list=names, eval_method=eval_method,
         n_splits=3, skip_transform=True, verbose=0, seed=0,
-        starting_points=starting_points(len(X)),
+        starting_points=starting_points(len(X)), keep_search_state=True,
     )  # fmt: skip
     return automl, recorder
 
@@ -295,14 +296,58 @@ def test_the_ensemble_of_the_recorded_trials_beats_its_best_member(
     np.testing.assert_allclose(restored.predict(X_new), model.predict(X_new))
 
 
-def test_the_ensembles_time_budget_keeps_only_its_heaviest_member(
+def test_the_recorder_keeps_the_fold_models_of_its_best_trials(recorded):
+    from autocat.integrations.flaml import TrialRecorder
+
+    automl, recorder = recorded
+    trials = recorder.candidates()
+    assert len(trials) > 3
+    # FLAML's rows after its shuffle, as the recorded row numbers name them
+    X, y = automl._state.X_train_all, np.asarray(automl._state.y_train_all)
+    holding = [trial for trial in trials if trial["models"]]
+    assert len(holding) >= 3
+    assert [id(t) for t in holding] == [id(t) for t in trials[: len(holding)]]
+    for trial in holding:
+        models = trial["models"]
+        assert len(models) == 3 and len({id(m._model) for m in models}) == 3
+        # fold k's model made the predictions recorded on fold k's rows
+        for k, model in enumerate(models):
+            rows = trial["rows"][100 * k : 100 * (k + 1)]
+            np.testing.assert_array_equal(
+                trial["target"][100 * k : 100 * (k + 1)], y[rows]
+            )
+            np.testing.assert_allclose(
+                model.predict(X.loc[rows]),
+                trial["predictions"][100 * k : 100 * (k + 1)],
+                rtol=1e-6,
+            )
+    # at most keep_models trials hold theirs: the best ones
+    few = TrialRecorder("r2", keep_models=2)
+    for trial in recorder.trials_:
+        estimator = types.SimpleNamespace(_task=None)  # FLAML's: one per trial
+        for fold in range(3):
+            rows = trial["rows"][100 * fold : 100 * (fold + 1)]
+            few._keep(
+                estimator, trial["config"],
+                {"rows": rows, "target": y[rows], "predictions": y[rows]},
+                None, 200, trial["losses"][fold], 0.0,
+            )  # fmt: skip
+    held = [t["loss"] for t in few.candidates() if t["models"]]
+    assert held == sorted(t["loss"] for t in few.trials_)[:2]
+    with pytest.raises(ValueError, match="keep_models"):
+        TrialRecorder("r2", keep_models=-1)
+
+
+def test_the_ensembles_time_budget_refits_only_what_fits(
     dirty_split, recorded, monkeypatch
 ):
     import autocat._selection
+    from autocat.integrations.flaml import FoldAverage
 
-    X_train, y_train, _, _ = dirty_split
+    X_train, y_train, X_new, _ = dirty_split
     _, recorder = recorded
-    n_trials = len(recorder.candidates())
+    trials = recorder.candidates()
+    holding = sum(1 for trial in trials if trial["models"])
 
     def heavier_first(predictions, *args):  # every trial a member, the best heaviest
         weights = np.arange(len(predictions), 0, -1, dtype=float)
@@ -310,11 +355,36 @@ def test_the_ensembles_time_budget_keeps_only_its_heaviest_member(
 
     monkeypatch.setattr(autocat._selection, "select_weights", heavier_first)
     everything = recorder.ensemble(X_train, y_train, time_budget=600)
-    assert len(everything.members_) == n_trials >= 3
+    assert len(everything.members_) == len(trials) >= 3
+    assert {d["built"] for d in everything.description_} == {"refit on all rows"}
+    # no time: the members are their trials' fold models, none is refit
+    folds = recorder.ensemble(X_train, y_train, time_budget=0)
+    assert len(folds.members_) == holding >= 3
+    assert all(isinstance(member, FoldAverage) for member in folds.members_)
+    assert {d["built"] for d in folds.description_} == {"mean of 3 fold models"}
+    first = folds.members_[0]
+    np.testing.assert_allclose(
+        first.predict(X_new), np.mean([m.predict(X_new) for m in first.models_], axis=0)
+    )
+    # the trials without fold models are left out of the selection, which is
+    # made again among those that can be built
+    weights = heavier_first(range(holding))
+    np.testing.assert_allclose(folds.weights_, weights)
+    expected = sum(
+        w * member.predict(X_new)
+        for w, member in zip(weights, folds.members_, strict=True)
+    )
+    np.testing.assert_allclose(folds.predict(X_new), expected)
+    restored = pickle.loads(pickle.dumps(folds))
+    np.testing.assert_allclose(restored.predict(X_new), folds.predict(X_new))
+    # with no fold model kept, no time leaves the heaviest member alone, refit
+    for trial in recorder.trials_:
+        trial["models"] = []
     alone = recorder.ensemble(X_train, y_train, time_budget=0)
     assert len(alone.members_) == 1 and alone.weights_.tolist() == [1.0]
-    assert alone.description_[0] == everything.description_[0]
-    assert alone.description_[0]["loss"] == recorder.candidates()[0]["loss"]
+    assert alone.description_[0]["built"] == "refit on all rows"
+    assert alone.description_[0]["config"] == everything.description_[0]["config"]
+    assert alone.description_[0]["loss"] == trials[0]["loss"]
 
 
 def test_the_ensemble_takes_flamls_final_model_for_its_best_configuration(
@@ -367,14 +437,17 @@ def test_the_recorder_ensembles_classes_with_their_labels(
         proba = trial["predictions"]
         assert proba.shape == (len(trial["rows"]), 3)
         np.testing.assert_allclose(proba.sum(axis=1), 1, rtol=1e-5)
-    model = recorder.ensemble(X_train, band(y_train))
-    assert model.task == "multiclass" and model.classes_.tolist() == bands.tolist()
-    predicted = model.predict(X_new)
-    assert set(predicted) <= set(bands)
-    np.testing.assert_array_equal(
-        predicted, bands[np.argmax(model.predict_proba(X_new), axis=1)]
-    )
-    assert np.mean(predicted == band(y_new)) > 0.5  # three bands: chance is 1/3
+    # members refit on all rows, then (no time) their fold models
+    for time_budget in (None, 0):
+        model = recorder.ensemble(X_train, band(y_train), time_budget=time_budget)
+        assert model.task == "multiclass"
+        assert model.classes_.tolist() == bands.tolist()
+        proba = model.predict_proba(X_new)
+        np.testing.assert_allclose(proba.sum(axis=1), 1, rtol=1e-5)
+        predicted = model.predict(X_new)
+        assert set(predicted) <= set(bands)
+        np.testing.assert_array_equal(predicted, bands[np.argmax(proba, axis=1)])
+        assert np.mean(predicted == band(y_new)) > 0.5  # three bands: chance is 1/3
 
 
 def test_the_recorder_refuses_what_it_cannot_ensemble(dirty_split):
