@@ -377,6 +377,14 @@ def test_the_ensembles_time_budget_refits_only_what_fits(
     np.testing.assert_allclose(folds.predict(X_new), expected)
     restored = pickle.loads(pickle.dumps(folds))
     np.testing.assert_allclose(restored.predict(X_new), folds.predict(X_new))
+    # a member that can be neither refit nor averaged is left out, and the
+    # selection is made again without it (not its weight dropped afterwards)
+    trials[1]["models"] = []
+    fewer = recorder.ensemble(X_train, y_train, time_budget=0)
+    np.testing.assert_allclose(fewer.weights_, heavier_first(range(holding - 1)))
+    assert [d["loss"] for d in fewer.description_] == [
+        t["loss"] for t in trials[:holding] if t is not trials[1]
+    ]
     # with no fold model kept, no time leaves the heaviest member alone, refit
     for trial in recorder.trials_:
         trial["models"] = []
