@@ -14,7 +14,7 @@ import pandas as pd
 from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from autocat._budget import BudgetExhausted
+from autocat._budget import BudgetExhausted, FirstResultDeadline
 from autocat._encoder_choice import check_specific
 from autocat._ensemble import fold_scorer
 from autocat._final import FinalReserve, final_model, warm_kernels
@@ -23,7 +23,7 @@ from autocat._recipe import TASKS, Recipe, in_own_thread
 from autocat._rescue import (
     FALLBACK_ROWS,
     RESCUE_XGB_PARAMS,
-    fallback_model,
+    Insurance,
     rescue_model,
     rescue_seconds,
 )
@@ -37,7 +37,7 @@ from autocat._target import (
     whole_numbers,
 )
 from autocat._trials import EncodingCache, TrialCut, TrialRecord, better_cut
-from autocat._tuning import TuneOutcome, resolve_threads, tune
+from autocat._tuning import TuneOutcome, first_trial_threads, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
 from autocat._vectorizer_columns import warn_once_per_column
 
@@ -402,7 +402,8 @@ def auto_fit(
         is used when at least 10 such trials fit, else the first fold is a
         holdout. If no trial has finished when a third of the budget is left
         (more, up to two thirds, when the rescue recipe on all rows needs it,
-        as estimated from its fit on 1,000 rows), the search stops and the rest
+        as estimated from its fit on 1,000 rows, made beside the first trial
+        when that trial leaves a core free), the search stops and the rest
         trains the rescue recipe (the paper's min-hash encoding, d = 30, and
         XGBoost at learning rate 0.1 with subsampling, trees by early stopping)
         on as many rows as it allows (a growing sample; ``summary()`` says how
@@ -539,17 +540,22 @@ def auto_fit(
     seed = int(random_state)
 
     warm_kernels()
-    fallback = None
-    fallback_s = 0.0
-    first_result_by = None
+    insurance = None
+    first_result_by = FirstResultDeadline()
     if deadline is not None:
-        fallback_start = time.perf_counter()
-        fallback = fallback_model(X, y, task, seed, 1, specific_transformers)
-        fallback_s = time.perf_counter() - fallback_start
-        if len(y) > FALLBACK_ROWS:
-            first_result_by = deadline - rescue_seconds(
-                float(time_budget or 0.0), fallback_s, len(y), total_threads
-            )
+
+        def keep_for_rescue(fallback_s: float) -> None:
+            if len(y) > FALLBACK_ROWS:
+                first_result_by.set(deadline - rescue_seconds(
+                    float(time_budget or 0.0), fallback_s, len(y), total_threads
+                ))  # fmt: skip
+
+        # beside the first trial when it leaves a core free, else before it
+        spare = total_threads > first_trial_threads(len(y), n_jobs, n_trials)
+        insurance = Insurance(
+            X, y, task, seed, specific_transformers,
+            background=spare, on_fitted=keep_for_rescue,
+        )  # fmt: skip
     # The refit of the best trial (or its fold models) and the ensemble's
     # selection (a small share of the budget).
     reserve = FinalReserve(
@@ -569,7 +575,9 @@ def auto_fit(
 
     first_cut: list[TrialRecord] = []  # of a search that ended with none finished
 
-    def search(until: float | None, **overrides: Any) -> TuneOutcome | None:
+    def search(
+        until: FirstResultDeadline | None, **overrides: Any
+    ) -> TuneOutcome | None:
         options: dict[str, Any] = {
             "task": task,
             "scorer": scorer,
@@ -595,16 +603,27 @@ def auto_fit(
         try:
             return tune(X, y, **{**options, **overrides})
         except BudgetExhausted as cut:
-            if fallback is None:
+            if insurance is None:
                 raise
             if isinstance(cut, TrialCut):  # no trial finished, one left folds
                 first_cut.append(cut.record)
             return None
 
     search_start = time.monotonic()
-    outcome = search(first_result_by)
-    rescue, n_fallback = fallback, min(len(y), FALLBACK_ROWS)
-    if outcome is not None and not outcome.records and fallback is None:
+    try:
+        outcome = search(first_result_by)
+    except BaseException:
+        if insurance is not None:
+            insurance.stop()
+        raise
+    rescue, fallback_s = None, 0.0
+    if insurance is not None:
+        if outcome is not None and outcome.records:
+            insurance.stop()  # not needed: its fit is cut, its thread ends
+        else:
+            rescue, fallback_s = insurance.get()
+    n_fallback = min(len(y), FALLBACK_ROWS)
+    if outcome is not None and not outcome.records and insurance is None:
         raise RuntimeError(
             "No trial of this call finished (the study's best trial ran in "
             "another process): run more trials."
@@ -615,7 +634,7 @@ def auto_fit(
             searched_s = time.monotonic() - search_start
             rescue, n_fallback, rescue_s = in_own_thread(
                 total_threads, rescue_model,
-                X, y, task, seed, total_threads, deadline, (fallback, fallback_s),
+                X, y, task, seed, total_threads, deadline, (rescue, fallback_s),
                 specific_transformers,
             )  # fmt: skip
             left = deadline - time.monotonic()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Budget",
     "BudgetExhausted",
+    "FirstResultDeadline",
     "budget_scope",
     "check_budget",
 ]
@@ -71,6 +73,76 @@ class Budget:
     def cancel(self) -> None:
         """Stop all work under this budget at its next check."""
         self.cancelled = True
+
+
+class FirstResultDeadline:
+    """An earlier deadline that holds until a search's first trial finishes.
+
+    ``auto_fit`` keeps the end of its time budget for the rescue recipe while no
+    trial has finished. How much it keeps depends on the fallback model's fit,
+    which may still be running beside the first trial: :meth:`set` may come
+    from that thread, before or after the search has started, and brings the
+    deadline forward only while no trial has finished (a lock orders it with
+    :meth:`arrived`).
+
+    Parameters
+    ----------
+    when : float or None, default=None
+        ``time.monotonic()`` by which a trial must have finished; ``None``: no
+        earlier deadline until :meth:`set` gives one.
+
+    Examples
+    --------
+    >>> budget = Budget(100.0)
+    >>> first = FirstResultDeadline()
+    >>> first.bind(budget, 100.0)
+    >>> first.set(60.0)
+    >>> budget.deadline
+    60.0
+    >>> first.arrived()
+    >>> budget.deadline
+    100.0
+    >>> first.set(50.0)  # too late: a trial has finished
+    >>> budget.deadline
+    100.0
+    """
+
+    def __init__(self, when: float | None = None) -> None:
+        self._lock = threading.Lock()
+        self._when = when
+        self._budget: Budget | None = None
+        self._deadline: float | None = None
+        self._arrived = False
+
+    @property
+    def when(self) -> float | None:
+        """The earlier deadline, ``None`` until one is set."""
+        return self._when
+
+    def bind(self, budget: Budget, deadline: float | None) -> None:
+        """Apply the earlier deadline to ``budget``, whose own end is ``deadline``."""
+        with self._lock:
+            self._budget, self._deadline = budget, deadline
+            self._apply()
+
+    def set(self, when: float) -> None:
+        """Bring the deadline forward to ``when``, unless a trial has finished."""
+        with self._lock:
+            self._when = when if self._when is None else min(self._when, when)
+            self._apply()
+
+    def arrived(self) -> None:
+        """Record a finished trial: the search runs to its own deadline again."""
+        with self._lock:
+            if not self._arrived and self._budget is not None:
+                self._budget.deadline = self._deadline
+            self._arrived = True
+
+    def _apply(self) -> None:
+        if self._arrived or self._budget is None or self._when is None:
+            return
+        if self._deadline is not None:
+            self._budget.deadline = min(self._deadline, self._when)
 
 
 _CURRENT: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(

@@ -1,15 +1,18 @@
 """The rescue recipe: a fully trained model when a time budget lets no trial finish.
 
-Before a time-budgeted search, :func:`fallback_model` trains the paper's recipe
-on :data:`FALLBACK_ROWS` rows, so that a model exists whatever happens; when no
-trial has finished with :func:`rescue_seconds` of the budget left, the search
-stops and :func:`rescue_model` trains that recipe on as many rows as the rest
-allows.
+Before a time-budgeted search, or beside its first trial on a core that trial
+leaves free (:class:`Insurance`), :func:`fallback_model` trains the paper's
+recipe on :data:`FALLBACK_ROWS` rows, so that a model exists whatever happens;
+when no trial has finished with :func:`rescue_seconds` of the budget left, the
+search stops and :func:`rescue_model` trains that recipe on as many rows as the
+rest allows.
 """
 
 from __future__ import annotations
 
+import contextvars
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,11 +31,14 @@ from autocat._trials import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
 __all__ = [
     "FALLBACK_ROWS",
     "RESCUE_XGB_PARAMS",
+    "Insurance",
     "fallback_model",
     "rescue_model",
     "rescue_seconds",
@@ -119,6 +125,96 @@ def fallback_model(
         return None
     model.set_params(callbacks=None)
     return Pipeline([("vectorizer", vectorizer), ("model", model)])
+
+
+class Insurance:
+    """The fallback model of a time-budgeted search, fitted before it or beside it.
+
+    The fallback (:func:`fallback_model` on :data:`FALLBACK_ROWS` rows, one
+    thread) is insurance: the model returned if no trial finishes, and the
+    measure of the rescue recipe's cost. It costs up to seconds on small, wide
+    tables and on many classes (XGBoost's time per round depends on columns and
+    classes more than on rows), so in the foreground it takes that share of a
+    short budget from the search. With ``background=True`` it is fitted in a
+    thread of its own, beside the search's first trial, which runs alone and
+    leaves cores free (:func:`~autocat._tuning.first_trial_threads`).
+
+    Parameters
+    ----------
+    X, y, task, random_state, specific_transformers
+        As for :func:`fallback_model`.
+    background : bool
+        Fit in a thread of its own and return at once; else fit now.
+    on_fitted : callable, optional
+        ``on_fitted(seconds)`` once the fit has finished (in the fitting
+        thread), with its time.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> X = pd.DataFrame({"city": [f"town {i % 40}" for i in range(200)]})
+    >>> y = np.arange(200.0) % 7
+    >>> insurance = Insurance(X, y, "regression", 0, None, background=True)
+    >>> model, seconds = insurance.get()
+    >>> model.predict(X.head(2)).shape
+    (2,)
+    """
+
+    def __init__(
+        self,
+        X: pd.DataFrame,
+        y: np.ndarray,
+        task: str,
+        random_state: int,
+        specific_transformers: dict[str, Any] | None,
+        *,
+        background: bool,
+        on_fitted: Callable[[float], None] | None = None,
+    ) -> None:
+        self._data = (X, y, task, random_state)
+        self._specific_transformers = specific_transformers
+        self._budget = Budget(None)
+        self._on_fitted = on_fitted
+        self._thread: ThreadPoolExecutor | None = None
+        self._future: Future[tuple[Pipeline | None, float]] = Future()
+        if background:
+            # its own thread: its XGBoost is capped at one thread there, and the
+            # OpenMP team its fit starts ends with the thread
+            self._thread = ThreadPoolExecutor(1, thread_name_prefix="autocat-insurance")
+            context = contextvars.copy_context()
+            self._future = self._thread.submit(context.run, self._fit)
+        else:
+            self._future.set_result(self._fit())
+
+    def _fit(self) -> tuple[Pipeline | None, float]:
+        start = time.perf_counter()
+        model = fallback_model(
+            *self._data, 1, self._specific_transformers, budget=self._budget
+        )
+        seconds = time.perf_counter() - start
+        if model is not None and self._on_fitted is not None:
+            self._on_fitted(seconds)
+        return model, seconds
+
+    def get(self) -> tuple[Pipeline, float]:
+        """Return the fallback model and its fit's seconds (waits for the fit)."""
+        try:
+            model, seconds = self._future.result()
+        finally:
+            self._end_thread()
+        if model is None:
+            raise RuntimeError("the fallback model was stopped before it was fitted")
+        return model, seconds
+
+    def stop(self) -> None:
+        """Cut an unfinished fit at its next check, and wait for its thread."""
+        self._budget.cancel()
+        self._end_thread()
+
+    def _end_thread(self) -> None:
+        if self._thread is not None:
+            self._thread.shutdown(wait=True)
+            self._thread = None
 
 
 def rescue_seconds(

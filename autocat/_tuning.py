@@ -43,7 +43,7 @@ import numpy as np
 import optuna
 from optuna.trial import TrialState
 
-from autocat._budget import Budget, BudgetExhausted
+from autocat._budget import Budget, BudgetExhausted, FirstResultDeadline
 from autocat._log_target import LogTargetTrial
 from autocat._portfolio_order import faster_first, still_learning
 from autocat._sampler import RepeatBlindTPESampler
@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TuneOutcome",
+    "first_trial_threads",
     "leaderboard",
     "make_storage",
     "quiet_optuna",
@@ -140,6 +141,24 @@ def resolve_threads(n_jobs: int, n_trials: int | None) -> tuple[int, int, int]:
     if n_trials is not None:
         parallel = max(1, min(parallel, n_trials))
     return total, parallel, max(1, total // parallel)
+
+
+def first_trial_threads(n_rows: int, n_jobs: int, n_trials: int | None) -> int:
+    """Threads of a search's first trial, which runs alone.
+
+    All of :func:`resolve_threads`'s threads from :data:`ALONE_ALL_THREADS_ROWS`
+    rows, else one trial's share: below that, XGBoost gains little from more
+    threads, and the others stay free.
+
+    Examples
+    --------
+    >>> first_trial_threads(1_000, n_jobs=1, n_trials=None)
+    1
+    >>> first_trial_threads(ALONE_ALL_THREADS_ROWS, n_jobs=1, n_trials=None)
+    1
+    """
+    total, _, xgb_threads = resolve_threads(n_jobs, n_trials)
+    return total if n_rows >= ALONE_ALL_THREADS_ROWS else xgb_threads
 
 
 def _available_cores() -> int:
@@ -398,7 +417,7 @@ def tune(
     n_classes: int = 0,
     reserve: Callable[[TrialRecord], float] | None = None,
     specific_transformers: dict[str, Any] | None = None,
-    first_result_by: float | None = None,
+    first_result_by: float | FirstResultDeadline | None = None,
     progress_label: str = "autocat",
     target_transform: str = "none",
 ) -> TuneOutcome:
@@ -452,11 +471,13 @@ def tune(
         the caller's final model; trials stop that much earlier.
     specific_transformers : dict, optional
         Per-column overrides given to every recipe's vectorizer.
-    first_result_by : float, optional
+    first_result_by : float or FirstResultDeadline, optional
         ``time.monotonic()`` by which a trial must have finished: if none has,
         the trials in flight are cut there and the search ends with no records,
         leaving the time up to ``deadline`` to the caller. Once a trial
-        finishes, the search runs to ``deadline`` again.
+        finishes, the search runs to ``deadline`` again. A
+        :class:`~autocat._budget.FirstResultDeadline` may be set while the
+        search runs (by a fit in another thread).
     progress_label : str, default='autocat'
         The progress bar's label (a resumed search says so).
     target_transform : {'none', 'auto', 'log'}, default='none'
@@ -469,7 +490,7 @@ def tune(
     """
     if n_trials is None and deadline is None:
         raise ValueError("tune needs n_trials or a deadline; got neither.")
-    total, parallel, xgb_threads = resolve_threads(n_jobs, n_trials)
+    _, parallel, xgb_threads = resolve_threads(n_jobs, n_trials)
     cache = EncodingCache() if cache is None else cache
     study = _create_study(storage, study_name, random_state, pruner, len(portfolio))
     _check_study(study, fingerprint or {})
@@ -486,8 +507,12 @@ def tune(
     log_target = LogTargetTrial(y, scorer, task, target_transform, after=len(queue))
 
     budget = Budget(deadline)
-    if deadline is not None and first_result_by is not None:
-        budget.deadline = min(deadline, first_result_by)
+    first_result = (
+        first_result_by
+        if isinstance(first_result_by, FirstResultDeadline)
+        else FirstResultDeadline(first_result_by)
+    )
+    first_result.bind(budget, deadline)
     search = TrialRunner(
         X=X,
         y=y,
@@ -505,18 +530,14 @@ def tune(
     )
     if time_budget is not None and stored_folds is None and n_folds > 1:
         search.switch = (parallel, float(time_budget))
-    waiting_for_first = budget.deadline != deadline
 
     def run(
         trial: optuna.Trial, params: dict[str, Any], threads: int, transform: str
     ) -> TrialRecord:
-        nonlocal waiting_for_first
         record = search.run(trial, params, threads, transform)
-        if waiting_for_first:
-            # The first finished trial: those in flight may run to the deadline
-            # (less the final model's reserve, set after their batch).
-            waiting_for_first = False
-            budget.deadline = deadline
+        # The first finished trial: those in flight may run to the deadline
+        # (less the final model's reserve, set after their batch).
+        first_result.arrived()
         return record
 
     progress = _Progress(show_progress, n_trials, budget, progress_label)
@@ -532,7 +553,7 @@ def tune(
     # trial of a batch is budget lost. The first trial runs alone either way: it
     # decides CV or holdout.
     batch = parallel if deadline is not None else BATCH_TRIALS
-    alone_threads = total if len(y) >= ALONE_ALL_THREADS_ROWS else xgb_threads
+    alone_threads = first_trial_threads(len(y), n_jobs, n_trials)
     pool = ThreadPoolExecutor(parallel, thread_name_prefix="autocat-trial")
 
     def launch(size: int, threads: int) -> list[tuple[optuna.Trial, Future[Any]]]:

@@ -586,7 +586,7 @@ def test_the_rescue_gets_what_the_paper_recipe_on_all_rows_needs(monkeypatch):
         return kept[-1]
 
     def tune_spy(*args, **kwargs):
-        kept.append(kwargs["deadline"] - kwargs["first_result_by"])
+        kept.append(kwargs["deadline"] - kwargs["first_result_by"].when)
         return real_tune(*args, **kwargs)
 
     real_tune = autocat._auto.tune
@@ -661,14 +661,13 @@ def test_the_search_does_not_resume_for_a_trial_the_time_left_cannot_hold(
     import autocat._auto
     import autocat._rescue
 
-    fallback_model = autocat._auto.fallback_model
+    fallback_model = autocat._rescue.fallback_model
 
     def slow_fit(X, y, *args, n_rows=1000, **kwargs):
         time.sleep(0.002 * n_rows)
         return fallback_model(X, y, *args, n_rows=n_rows, **kwargs)
 
     monkeypatch.setattr(autocat._rescue, "fallback_model", slow_fit)
-    monkeypatch.setattr(autocat._auto, "fallback_model", slow_fit)
     budget = 8.0
     _, result, elapsed = _fit_with_the_whole_budget_kept_for_the_rescue(
         monkeypatch, budget

@@ -1,0 +1,180 @@
+"""The fallback model of a time-budgeted search: fitted beside its first trial."""
+
+import re
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import autocat._auto
+import autocat._rescue
+import autocat._trials
+import autocat._tuning
+from autocat import auto_fit
+from autocat._budget import Budget, BudgetExhausted, FirstResultDeadline
+from autocat._rescue import Insurance
+
+
+def _frame(n, seed=0):
+    rng = np.random.default_rng(seed)
+    jobs = rng.choice(["police officer", "bus operator", "nurse", "clerk"], n)
+    df = pd.DataFrame({"job": jobs, "years": rng.integers(0, 30, n).astype(float)})
+    df["salary"] = (
+        df["years"] * 2.0 + (df["job"] == "nurse") * 10.0 + rng.normal(0, 1, n)
+    )
+    return df
+
+
+@pytest.fixture
+def two_cores(monkeypatch):
+    """Two cores whatever the machine: the first trial then leaves one free."""
+    monkeypatch.setattr(autocat._tuning, "_available_cores", lambda: 2)
+
+
+def _slow_fallback(monkeypatch, seconds, log):
+    """Make the fallback's fit take ``seconds`` more, cut by its budget."""
+    real = autocat._rescue.fallback_model
+
+    def slow(X, y, *args, n_rows=1000, budget=None, **kwargs):
+        name = threading.current_thread().name
+        log.append(("start", time.monotonic(), name, n_rows))
+        end = time.monotonic() + (seconds if n_rows == 1000 else 0.0)
+        while time.monotonic() < end:
+            if budget is not None and budget.exhausted():
+                log.append(("cut", time.monotonic(), name, n_rows))
+                return None
+            time.sleep(0.01)
+        model = real(X, y, *args, n_rows=n_rows, budget=budget, **kwargs)
+        log.append(("end", time.monotonic(), name, n_rows))
+        return model
+
+    monkeypatch.setattr(autocat._rescue, "fallback_model", slow)
+
+
+def _first_trial_starts(monkeypatch):
+    starts = []
+    real = autocat._trials.TrialRunner.run
+
+    def spy(self, *args, **kwargs):
+        starts.append(time.monotonic())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(autocat._trials.TrialRunner, "run", spy)
+    return starts
+
+
+@pytest.mark.parametrize(("n_jobs", "beside"), [(1, False), (2, True)])
+def test_the_fallback_is_fitted_beside_the_first_trial_when_a_core_is_free(
+    monkeypatch, two_cores, n_jobs, beside
+):
+    # On two cores the first trial of a small table runs alone on one thread:
+    # the fallback takes the other, and the search starts at once. On one core
+    # it is fitted first, as before.
+    log = []
+    _slow_fallback(monkeypatch, 1.5, log)
+    starts = _first_trial_starts(monkeypatch)
+    result = auto_fit(_frame(600), "salary", time_budget=6, n_jobs=n_jobs,
+                      show_progress=False)  # fmt: skip
+    (_, fallback_start, thread, _), *_ = log
+    fallback_end = next(when for event, when, *_ in log if event in ("end", "cut"))
+    assert starts and result.n_trials_ > 0
+    if beside:
+        assert thread.startswith("autocat-insurance")
+        assert starts[0] < fallback_start + 0.5 < fallback_end
+    else:
+        assert thread == threading.current_thread().name
+        assert starts[0] >= fallback_end
+
+
+def test_a_fallback_the_search_did_not_need_is_cut_and_its_thread_ended(
+    monkeypatch, two_cores
+):
+    # A fallback that would take a minute does not hold the call: trials
+    # finished, so its fit is cut at the end of the search and its thread ends
+    # before auto_fit returns.
+    log = []
+    _slow_fallback(monkeypatch, 60.0, log)
+    budget = 4.0
+    start = time.monotonic()
+    result = auto_fit(_frame(600), "salary", time_budget=budget, n_jobs=2,
+                      show_progress=False)  # fmt: skip
+    elapsed = time.monotonic() - start
+    assert elapsed <= max(1.1 * budget, budget + 2), elapsed
+    assert result.n_trials_ > 0
+    assert [event for event, *_ in log] == ["start", "cut"]
+    alive = [t.name for t in threading.enumerate()]
+    assert not [name for name in alive if name.startswith("autocat-insurance")]
+
+
+def test_the_rescue_keeps_its_time_when_the_fallback_ends_during_the_search(
+    monkeypatch, two_cores
+):
+    # Trials that never finish, and a fallback that ends 1.5 s into the search:
+    # its fit sets how long the rescue needs, and the search, already running,
+    # gives up then; the rescue recipe, trained on more rows, is the model.
+    log, kept, gave_up = [], [], []
+    _slow_fallback(monkeypatch, 1.5, log)
+    real_seconds = autocat._auto.rescue_seconds
+
+    def spy(*args):
+        kept.append((time.monotonic(), real_seconds(*args)))
+        return kept[-1][1]
+
+    def never_finishes(self, trial, params, threads=None, target_transform="none"):
+        while not self.budget.exhausted():
+            time.sleep(0.01)
+        gave_up.append(time.monotonic())
+        raise BudgetExhausted("cut")
+
+    monkeypatch.setattr(autocat._auto, "rescue_seconds", spy)
+    monkeypatch.setattr(autocat._trials.TrialRunner, "run", never_finishes)
+    df = _frame(3000, seed=4)
+    budget = 9.0
+    start = time.monotonic()
+    result = auto_fit(df, "salary", time_budget=budget, n_jobs=2, show_progress=False)
+    elapsed = time.monotonic() - start
+    (set_at, reserve), = kept  # fmt: skip
+    assert set_at - start > 1.0  # set by the fallback, while the search ran
+    assert reserve >= budget / 3
+    assert gave_up and max(gave_up) - start < budget - reserve + 0.5
+    assert result.n_trials_ == 0
+    rows = re.search(r"a sample of ([\d,]+) of 3,000 rows", result.summary())
+    assert rows and int(rows.group(1).replace(",", "")) > 1000
+    assert elapsed <= max(1.1 * budget, budget + 2), elapsed
+
+
+def test_the_first_result_deadline_holds_until_a_trial_finishes():
+    budget = Budget(100.0)
+    first = FirstResultDeadline()
+    first.set(80.0)  # before the search binds it
+    first.set(90.0)  # the earlier of the two holds
+    assert first.when == 80.0
+    first.bind(budget, 100.0)
+    assert budget.deadline == 80.0
+    first.arrived()
+    assert budget.deadline == 100.0
+    budget.deadline = 95.0  # the search's own reserve, set later
+    first.set(10.0)
+    first.arrived()
+    assert budget.deadline == 95.0
+    unbound = FirstResultDeadline(50.0)
+    no_deadline = Budget(None)
+    unbound.bind(no_deadline, None)
+    assert no_deadline.deadline is None
+
+
+def test_an_insurance_error_is_raised_to_whoever_needs_the_model(monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("column 'job' cannot be encoded")
+
+    monkeypatch.setattr(autocat._rescue, "fallback_model", broken)
+    frame = _frame(50)
+    insurance = Insurance(frame[["job"]], frame["salary"].to_numpy(), "regression",
+                          0, None, background=True)  # fmt: skip
+    with pytest.raises(ValueError, match="cannot be encoded"):
+        insurance.get()
+    with pytest.raises(ValueError, match="cannot be encoded"):
+        Insurance(frame[["job"]], frame["salary"].to_numpy(), "regression", 0, None,
+                  background=False)  # fmt: skip
