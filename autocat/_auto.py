@@ -193,10 +193,15 @@ def _encode_target(
     counts = np.bincount(codes)
     if np.count_nonzero(counts >= 2) < 2:
         rare = classes[counts < 2][:10].tolist()
+        quantities = (
+            " If its values are quantities rather than labels, use task='regression'."
+            if classes.dtype.kind in "biuf"
+            else ""
+        )
         raise ValueError(
             f"target {name!r} has {len(classes)} classes but {rare} have a single "
             "row each, so at most one class could be validated: scores would mean "
-            "nothing. Add rows of the rare classes, or drop them."
+            f"nothing. Add rows of the rare classes, or drop them.{quantities}"
         )
     if (counts < 2).any():
         logger.warning(

@@ -11,8 +11,9 @@ from sklearn.model_selection import KFold, PredefinedSplit
 from autocat import Recipe, auto_fit
 from autocat._auto import _encode_target, make_splits
 from autocat._ensemble import fold_scorer
-from autocat._target import tokens_as_missing
+from autocat._target import infer_task, tokens_as_missing
 from autocat._trials import inner_split
+from autocat.cli import for_cli
 
 
 def _multiclass(n=60, seed=0):
@@ -243,8 +244,21 @@ def test_a_single_valued_target_counts_rows_with_a_target():
 
 def test_only_one_class_with_two_rows_is_a_clear_error():
     y = np.array(["a"] * 10 + ["b", "c"])
-    with pytest.raises(ValueError, match=r"\['b', 'c'\] have a single row"):
+    with pytest.raises(ValueError, match=r"\['b', 'c'\] have a single row") as labels:
         _encode_target(y, "multiclass", name="grade")
+    assert "task='regression'" not in str(labels.value)  # labels, not quantities
+
+
+def test_numbers_too_rare_to_be_classes_suggest_a_regression():
+    # A chart position known for 9 weeks: 8 integer values, 7 of them once. As
+    # classes they cannot be validated; the error says how to take them as a
+    # quantity, in the API's words and the command line's.
+    y = np.array([2.0, 3.0, 23.0, 25.0, 36.0, 37.0, 47.0, 50.0, 50.0])
+    assert infer_task(y)[0] == "multiclass"
+    with pytest.raises(ValueError, match=r"have a single row") as error:
+        _encode_target(y, "multiclass", name="wk76")
+    assert "use task='regression'" in str(error.value)
+    assert "use --task regression" in for_cli(str(error.value))
 
 
 # --- how the target is given --------------------------------------------------------
