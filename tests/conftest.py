@@ -1,10 +1,11 @@
-"""Shared fixtures: dataframe libraries, seeds and the real datasets beside the repo."""
+"""Shared fixtures: dataframe libraries, seeds, the datasets beside the repo, spies."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -82,3 +83,21 @@ def planned_fold_seconds(monkeypatch):
 
     monkeypatch.setattr(autocat._trials.TrialRunner, "maybe_switch_to_holdout", spy)
     return seen
+
+
+@pytest.fixture
+def trials_never_finish(monkeypatch):
+    """Trials that run until the search cuts them; the times at which they gave up."""
+    import autocat._trials
+    from autocat._budget import BudgetExhausted
+
+    gave_up: list[float] = []
+
+    def never_finishes(self, trial, params, threads=None, target_transform="none"):
+        while not self.budget.exhausted():
+            time.sleep(0.01)
+        gave_up.append(time.monotonic())
+        raise BudgetExhausted("cut")
+
+    monkeypatch.setattr(autocat._trials.TrialRunner, "run", never_finishes)
+    return gave_up

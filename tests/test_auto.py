@@ -680,22 +680,13 @@ def test_the_search_does_not_resume_for_a_trial_the_time_left_cannot_hold(
     _assert_fully_trained(result)
 
 
-def test_a_search_with_no_finished_trial_leaves_a_third_to_the_rescue(monkeypatch):
+def test_a_search_with_no_finished_trial_leaves_a_third_to_the_rescue(
+    trials_never_finish,
+):
     # Trials that never finish: two thirds into the budget the search gives up,
     # and the paper's recipe is trained on more rows than the fallback's 1,000
     # (all 3,000 on an idle machine: about 0.6 s of the 3 s left).
-    import autocat._trials
-    from autocat._budget import BudgetExhausted
-
-    gave_up = []
-
-    def never_finishes(self, trial, params, threads=None, target_transform="none"):
-        while not self.budget.exhausted():
-            time.sleep(0.01)
-        gave_up.append(time.monotonic())
-        raise BudgetExhausted("cut")
-
-    monkeypatch.setattr(autocat._trials.TrialRunner, "run", never_finishes)
+    gave_up = trials_never_finish
     df = _frame(3000, seed=4)
     budget = 9.0
     start = time.monotonic()

@@ -13,17 +13,17 @@ import autocat._rescue
 import autocat._trials
 import autocat._tuning
 from autocat import auto_fit
-from autocat._budget import Budget, BudgetExhausted, FirstResultDeadline
+from autocat._budget import Budget, FirstResultDeadline
 from autocat._rescue import Insurance
 
 
 def _frame(n, seed=0):
+    """Pay by grade (in a dirty title) and age."""
     rng = np.random.default_rng(seed)
-    jobs = rng.choice(["police officer", "bus operator", "nurse", "clerk"], n)
-    df = pd.DataFrame({"job": jobs, "years": rng.integers(0, 30, n).astype(float)})
-    df["salary"] = (
-        df["years"] * 2.0 + (df["job"] == "nurse") * 10.0 + rng.normal(0, 1, n)
-    )
+    grade = rng.integers(0, 12, n)
+    titles = [f"clerk, grade {g}" if g % 3 else f"Clerk grade {g}" for g in grade]
+    df = pd.DataFrame({"title": titles, "age": rng.uniform(20, 60, n)})
+    df["salary"] = 3.0 * grade + 0.1 * df["age"] + rng.normal(0, 1, n)
     return df
 
 
@@ -109,12 +109,12 @@ def test_a_fallback_the_search_did_not_need_is_cut_and_its_thread_ended(
 
 
 def test_the_rescue_keeps_its_time_when_the_fallback_ends_during_the_search(
-    monkeypatch, two_cores
+    monkeypatch, two_cores, trials_never_finish
 ):
     # Trials that never finish, and a fallback that ends 1.5 s into the search:
     # its fit sets how long the rescue needs, and the search, already running,
     # gives up then; the rescue recipe, trained on more rows, is the model.
-    log, kept, gave_up = [], [], []
+    log, kept, gave_up = [], [], trials_never_finish
     _slow_fallback(monkeypatch, 1.5, log)
     real_seconds = autocat._auto.rescue_seconds
 
@@ -122,14 +122,7 @@ def test_the_rescue_keeps_its_time_when_the_fallback_ends_during_the_search(
         kept.append((time.monotonic(), real_seconds(*args)))
         return kept[-1][1]
 
-    def never_finishes(self, trial, params, threads=None, target_transform="none"):
-        while not self.budget.exhausted():
-            time.sleep(0.01)
-        gave_up.append(time.monotonic())
-        raise BudgetExhausted("cut")
-
     monkeypatch.setattr(autocat._auto, "rescue_seconds", spy)
-    monkeypatch.setattr(autocat._trials.TrialRunner, "run", never_finishes)
     df = _frame(3000, seed=4)
     budget = 9.0
     start = time.monotonic()
@@ -167,14 +160,14 @@ def test_the_first_result_deadline_holds_until_a_trial_finishes():
 
 def test_an_insurance_error_is_raised_to_whoever_needs_the_model(monkeypatch):
     def broken(*args, **kwargs):
-        raise ValueError("column 'job' cannot be encoded")
+        raise ValueError("column 'title' cannot be encoded")
 
     monkeypatch.setattr(autocat._rescue, "fallback_model", broken)
     frame = _frame(50)
-    insurance = Insurance(frame[["job"]], frame["salary"].to_numpy(), "regression",
+    insurance = Insurance(frame[["title"]], frame["salary"].to_numpy(), "regression",
                           0, None, background=True)  # fmt: skip
     with pytest.raises(ValueError, match="cannot be encoded"):
         insurance.get()
     with pytest.raises(ValueError, match="cannot be encoded"):
-        Insurance(frame[["job"]], frame["salary"].to_numpy(), "regression", 0, None,
+        Insurance(frame[["title"]], frame["salary"].to_numpy(), "regression", 0, None,
                   background=False)  # fmt: skip
