@@ -17,15 +17,23 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from autocat._budget import BudgetExhausted, FirstResultDeadline
 from autocat._encoder_choice import check_specific
 from autocat._ensemble import fold_scorer
-from autocat._final import FinalReserve, final_model, warm_kernels
+from autocat._final import (
+    FinalReserve,
+    TrainingRows,
+    final_model,
+    single_pipeline,
+    warm_kernels,
+)
 from autocat._log_target import TARGET_TRANSFORM_MODES, check_log_target
 from autocat._recipe import TASKS, Recipe, in_own_thread
 from autocat._rescue import (
     FALLBACK_ROWS,
     RESCUE_XGB_PARAMS,
     Insurance,
+    cut_trial_or_rescue,
     rescue_model,
     rescue_seconds,
+    search_again,
 )
 from autocat._result import AutoResult
 from autocat._search_space import default_params, portfolio
@@ -36,7 +44,7 @@ from autocat._target import (
     tokens_as_missing,
     whole_numbers,
 )
-from autocat._trials import EncodingCache, TrialCut, TrialRecord, better_cut
+from autocat._trials import EncodingCache, TrialCut, better_cut
 from autocat._tuning import TuneOutcome, first_trial_threads, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
 from autocat._vectorizer_columns import warn_once_per_column
@@ -414,7 +422,8 @@ def auto_fit(
         on as many rows as it allows (a growing sample; ``summary()`` says how
         many). If that leaves more time than the search had run, the search
         resumes (its encodings cached), and a trial that finishes replaces the
-        rescue recipe (``summary()`` says so).
+        rescue recipe; if not, a trial cut after a fold replaces it when better
+        on that fold's rows outside its sample (``summary()`` says which).
     n_trials : int, optional
         Trials to run. Without it nor ``time_budget``, 20 trials run.
     cv : int or scikit-learn splitter, default=5
@@ -578,7 +587,7 @@ def auto_fit(
     if target_transform != "none":  # studies of earlier versions stay resumable
         fingerprint["target_transform"] = target_transform
 
-    first_cut: list[TrialRecord] = []  # of a search that ended with none finished
+    first_cut: list[TrialCut] = []  # of a search that ended with none finished
 
     def search(
         until: FirstResultDeadline | None, **overrides: Any
@@ -611,7 +620,7 @@ def auto_fit(
             if insurance is None:
                 raise
             if isinstance(cut, TrialCut):  # no trial finished, one left folds
-                first_cut.append(cut.record)
+                first_cut.append(cut)
             return None
 
     search_start = time.monotonic()
@@ -646,7 +655,7 @@ def auto_fit(
             # A trial costs at least what the rescue recipe's fit on the most
             # rows cost per row (the fewer the rows, the more fixed costs weigh).
             trial_s = rescue_s * len(splits[0][0]) / n_fallback
-            if _search_again(left, searched_s, trial_s):
+            if search_again(left, searched_s, trial_s):
                 # The rescue's reserve was an overestimate: the trial it cut had
                 # cost less than the time now left (its encodings are cached).
                 logger.info(
@@ -666,14 +675,37 @@ def auto_fit(
                     outcome = resumed
                     # the first search's trial cut after some folds (same folds)
                     # competes with the resumed search's own
-                    for cut in first_cut:
-                        outcome.partial = better_cut(outcome.partial, cut)
+                    for earlier in first_cut:
+                        outcome.partial = better_cut(outcome.partial, earlier.record)
                     notes.append(
                         f"no trial finished before the time kept for the rescue "
                         f"recipe; it trained in less, and the search resumed for "
                         f"the {left:.1f}s left"
                     )
-    if outcome is None or not outcome.records:
+    cut_model, versus = None, ""
+    # the better of the searches' cut trials that finished a fold
+    cuts = [kept for kept in first_cut if kept.record.fold_scores]
+    cut = max(cuts, key=lambda kept: kept.record.score, default=None)
+    no_trial = outcome is None or not outcome.records
+    if no_trial and cut is not None and rescue is not None and deadline is not None:
+        training = TrainingRows(X, y, task, seed, total_threads, specific_transformers)
+        cut_model, versus = cut_trial_or_rescue(
+            cut.record, (rescue, n_fallback), training, splits, metric, deadline
+        )
+    if cut_model is not None and cut is not None:
+        model, pipeline, record = cut_model, single_pipeline(cut_model), cut.record
+        notes.append(
+            f"time_budget={time_budget:g}s allowed no full trial: {versus}; "
+            "raise time_budget for a searched model"
+        )
+        study, cv_score = cut.study, record.score
+        members: list[dict[str, Any]] = [
+            {"trial": record.number, "weight": 1.0, "fit": "fold models",
+             "score": record.score}
+        ]  # fmt: skip
+        best_params = {**record.recipe_params, "n_estimators": record.n_estimators}
+        n_folds = len(record.fold_scores)
+    elif outcome is None or not outcome.records:
         model = pipeline = rescue
         notes.append(
             f"time_budget={time_budget:g}s allowed no full trial: the model is the "
@@ -681,8 +713,10 @@ def auto_fit(
             f"XGBoost) trained on a sample of {n_fallback:,} of {len(y):,} "
             "rows; raise time_budget for a searched model"
         )
+        if versus:
+            notes.append(versus)
         study = None if outcome is None else outcome.study
-        members: list[dict[str, Any]] = []
+        members = []
         cv_score = math.nan
         best_params = {**default_params("minhash"), **RESCUE_XGB_PARAMS}
         if rescue is not None:  # its trees, as early stopping chose them
@@ -746,32 +780,6 @@ def auto_fit(
         ensemble=members,
         notes=notes,
     )
-
-
-def _search_again(left: float, searched_s: float, trial_s: float) -> bool:
-    """Whether the search resumes after the rescue, with ``left`` seconds to go.
-
-    The first search ran ``searched_s`` seconds and no trial of it finished in
-    that time: a trial needs more, less its encodings, which are cached. A
-    trial cut while encoding starts again from nothing, though, and one
-    column's encoding cannot be cut (the target encoding of a 100-class target
-    on 160,000 rows: 2 s a column), so the estimate ``trial_s`` of a trial's
-    cost must fit too: the rescue recipe's fit on the most rows, scaled
-    linearly to a trial's rows (an overestimate where fixed costs weigh, as in
-    the estimate that sized the rescue's reserve). The search resumes only
-    when more time than both is left, so that the call does not spend its end
-    on a trial that cannot finish and run past the budget.
-
-    Examples
-    --------
-    >>> _search_again(6.0, searched_s=2.5, trial_s=0.5)
-    True
-    >>> _search_again(4.0, searched_s=8.5, trial_s=0.5)
-    False
-    >>> _search_again(4.0, searched_s=0.7, trial_s=150.0)
-    False
-    """
-    return left > max(searched_s, trial_s, 1.0)
 
 
 def _baseline_score(study: optuna.Study) -> float:

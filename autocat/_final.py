@@ -55,8 +55,10 @@ __all__ = [
     "TrainingRows",
     "final_model",
     "final_reserve",
+    "fold_models",
     "fold_models_seconds",
     "refit_seconds",
+    "single_pipeline",
     "warm_kernels",
 ]
 
@@ -501,7 +503,7 @@ def final_model(
             task=task,
             trial_numbers=[int(m["trial"]) for m in members],
         )
-    pipeline = _single_pipeline(best_pipeline)
+    pipeline = single_pipeline(best_pipeline)
     return FinalModel(
         model=model,
         pipeline=pipeline,
@@ -655,7 +657,7 @@ def _member_model(
             return None
         one_fold = len(folds) > 1  # its other fold models do not fit in time
         folds = folds[:1]
-    fitted = _fold_models(record, training, folds)
+    fitted = fold_models(record, training, folds)
     return fitted, "fold models", one_fold
 
 
@@ -666,7 +668,7 @@ def _sooner(budget: Budget, seconds: float) -> Budget:
     return Budget(budget.deadline - seconds)
 
 
-def _single_pipeline(fitted: Any) -> Pipeline:
+def single_pipeline(fitted: Any) -> Pipeline:
     """Return a plain Pipeline: the model itself, or its first fold model."""
     if isinstance(fitted, Pipeline):
         return fitted
@@ -699,7 +701,7 @@ def _refit(
     return Pipeline([("vectorizer", vectorizer), ("model", model)])
 
 
-def _fold_models(
+def fold_models(
     record: TrialRecord,
     training: TrainingRows,
     splits: Sequence[tuple[np.ndarray, np.ndarray]],

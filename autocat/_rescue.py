@@ -5,7 +5,8 @@ leaves free (:class:`Insurance`), :func:`fallback_model` trains the paper's
 recipe on :data:`FALLBACK_ROWS` rows, so that a model exists whatever happens;
 when no trial has finished with :func:`rescue_seconds` of the budget left, the
 search stops and :func:`rescue_model` trains that recipe on as many rows as the
-rest allows.
+rest allows; :func:`cut_trial_or_rescue` then weighs it against the fold models
+of the trial the search cut.
 """
 
 from __future__ import annotations
@@ -19,19 +20,28 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
-from autocat._final import REFIT_MARGIN, TrainingRows
+from autocat._ensemble import score_predictions
+from autocat._final import (
+    PARTIAL_CONFIDENCE,
+    REFIT_MARGIN,
+    TrainingRows,
+    fold_models,
+    fold_models_seconds,
+)
 from autocat._recipe import xgboost_threads
+from autocat._selection import paired_loss_share
 from autocat._trials import (
     EARLY_STOPPING_ROUNDS,
     MAX_ROUNDS,
     BudgetCallback,
+    TrialRecord,
     fit_early_stopped,
     inner_splits,
     thread_speedup,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     import pandas as pd
 
@@ -39,9 +49,12 @@ __all__ = [
     "FALLBACK_ROWS",
     "RESCUE_XGB_PARAMS",
     "Insurance",
+    "cut_trial_or_rescue",
     "fallback_model",
     "rescue_model",
+    "rescue_rows",
     "rescue_seconds",
+    "search_again",
 ]
 
 # Rows of the model returned when a time budget allows no trial to finish.
@@ -69,6 +82,8 @@ RESCUE_MAX_SHARE = 2 / 3
 _RESCUE_GROWTH = 4
 # ... and at least this many times, or all rows (a smaller step is not worth it).
 _RESCUE_MIN_GROWTH = 1.5
+# A cut trial and the rescue recipe are compared on at most this many rows.
+_COMPARED_ROWS = 10_000
 
 
 def fallback_model(
@@ -94,15 +109,7 @@ def fallback_model(
     trial has finished, on as many rows as the rest of the budget allows. Every
     class keeps at least one row. Returns ``None`` if ``budget`` cut the fit.
     """
-    rng = np.random.default_rng(random_state)
-    if len(y) <= n_rows:
-        rows = np.arange(len(y))
-    else:
-        rows = rng.choice(len(y), n_rows, replace=False)
-        if task != "regression":
-            _, first = np.unique(y, return_index=True)
-            rows = np.union1d(rows, first)
-        rows = np.sort(rows)
+    rows = rescue_rows(y, task, random_state, n_rows)
     (fit, stop), = inner_splits([(rows, rows)], y, task, random_state)  # fmt: skip
     training = TrainingRows(X, y, task, random_state, n_threads, specific_transformers)
     recipe = training.recipe(RESCUE_XGB_PARAMS if xgb_params is None else xgb_params)
@@ -125,6 +132,32 @@ def fallback_model(
         return None
     model.set_params(callbacks=None)
     return Pipeline([("vectorizer", vectorizer), ("model", model)])
+
+
+def rescue_rows(y: np.ndarray, task: str, random_state: int, n_rows: int) -> np.ndarray:
+    """Return the rows :func:`fallback_model` trains on: ``n_rows`` random rows.
+
+    All rows when there are no more; for a classification, the first row of
+    each class too. Sorted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0] * 98 + [1, 2])
+    >>> rows = rescue_rows(y, "multiclass", 0, 10)
+    >>> len(rows) >= 10, {98, 99} <= set(rows.tolist())
+    (True, True)
+    >>> rescue_rows(y, "regression", 0, 500).shape
+    (100,)
+    """
+    if len(y) <= n_rows:
+        return np.arange(len(y))
+    rng = np.random.default_rng(random_state)
+    rows = rng.choice(len(y), n_rows, replace=False)
+    if task != "regression":
+        _, first = np.unique(y, return_index=True)
+        rows = np.union1d(rows, first)
+    return np.sort(rows)
 
 
 class Insurance:
@@ -290,3 +323,120 @@ def rescue_model(
             break
         model, seconds, n_rows = fitted, time.monotonic() - start, size
     return model, n_rows, seconds
+
+
+def search_again(left: float, searched_s: float, trial_s: float) -> bool:
+    """Whether the search resumes after the rescue, with ``left`` seconds to go.
+
+    The first search ran ``searched_s`` seconds and no trial of it finished in
+    that time: a trial needs more, less its encodings, which are cached. A
+    trial cut while encoding starts again from nothing, though, and one
+    column's encoding cannot be cut (the target encoding of a 100-class target
+    on 160,000 rows: 2 s a column), so the estimate ``trial_s`` of a trial's
+    cost must fit too: the rescue recipe's fit on the most rows, scaled
+    linearly to a trial's rows (an overestimate where fixed costs weigh, as in
+    the estimate that sized the rescue's reserve). The search resumes only
+    when more time than both is left, so that the call does not spend its end
+    on a trial that cannot finish and run past the budget.
+
+    Examples
+    --------
+    >>> search_again(6.0, searched_s=2.5, trial_s=0.5)
+    True
+    >>> search_again(4.0, searched_s=8.5, trial_s=0.5)
+    False
+    >>> search_again(4.0, searched_s=0.7, trial_s=150.0)
+    False
+    """
+    return left > max(searched_s, trial_s, 1.0)
+
+
+def cut_trial_or_rescue(
+    cut: TrialRecord,
+    rescue: tuple[Pipeline, int],
+    training: TrainingRows,
+    splits: Sequence[tuple[np.ndarray, np.ndarray]],
+    metric: str,
+    deadline: float,
+) -> tuple[Any | None, str]:
+    """Return the model of a trial the time budget cut if it beats the rescue recipe.
+
+    When no trial finished, the trial the budget cut may have left fold models:
+    its finished folds', or its first fold's with the trees it had grown
+    (``capped``), each scored on its fold's validation rows, which chose
+    nothing. The rescue recipe trained on a random sample of the rows, which
+    may hold some of those; on the validation rows outside its sample both
+    scores are honest. The trial's fold models are the model when, on those
+    rows, they score above the rescue and their rows' losses are lower in at
+    least :data:`~autocat._final.PARTIAL_CONFIDENCE` of paired bootstrap
+    resamples (the rule by which a cut trial joins an ensemble), and they can
+    be built in time (a vectorizer the search released is fitted again): all
+    of them, else the first alone.
+
+    Parameters
+    ----------
+    cut : TrialRecord
+        The cut trial, with its finished folds.
+    rescue : (Pipeline, int)
+        The rescue recipe's model and its rows (:func:`rescue_model`).
+    training : TrainingRows
+        The rows, target and settings of the call.
+    splits : sequence of (train, valid)
+        The search's folds (the trial's are the first ones).
+    metric : str
+        The scorer's name.
+    deadline : float
+        ``time.monotonic()`` by which the model must be finished.
+
+    Returns
+    -------
+    model : estimator or None
+        The fold models (a Pipeline, or their average), or ``None``: the
+        rescue recipe stands.
+    note : str
+        What was compared and chosen, for ``summary()``; empty when nothing
+        was compared (no rows outside the sample, or no time).
+    """
+    model, n_rescue = rescue
+    X, y, task = training.X, training.y, training.task
+    n_folds = len(cut.models)
+    budget = Budget(deadline)
+    while n_folds and budget.left() < REFIT_MARGIN * fold_models_seconds(cut, n_folds):
+        n_folds = 0 if n_folds == 1 else 1  # all its fold models, else the first
+    if not n_folds or cut.oof is None:
+        return None, ""
+    compared = np.zeros(len(y), dtype=bool)
+    for _, valid in splits[:n_folds]:
+        compared[valid] = True
+    compared[rescue_rows(y, task, training.random_state, n_rescue)] = False
+    rows = np.flatnonzero(compared)
+    if len(rows) < 2:
+        return None, ""
+    if len(rows) > _COMPARED_ROWS:
+        rng = np.random.default_rng(training.random_state)
+        rows = np.sort(rng.choice(rows, _COMPARED_ROWS, replace=False))
+    X_rows = X.iloc[rows]
+    predict = model.predict if task == "regression" else model.predict_proba
+    theirs = np.asarray(predict(X_rows), dtype=np.float32)
+    own = cut.oof[rows]
+    own_score = score_predictions(y[rows], own, metric, task=task)
+    rescue_score = score_predictions(y[rows], theirs, metric, task=task)
+    versus = (
+        f"trial #{cut.number} (cut by the time budget {cut.progress}) scored "
+        f"{own_score:.4f} against {rescue_score:.4f} for the rescue recipe on "
+        f"{len(rows):,} of its validation rows outside the rescue's sample"
+    )
+    share = paired_loss_share(y[rows], theirs, own, metric, task)
+    if not own_score > rescue_score or share < PARTIAL_CONFIDENCE:
+        return None, f"{versus}: the rescue recipe stands"
+    fitted = fold_models(cut, training, list(splits[:n_folds]))
+    trained_on = len(splits[0][0]) if n_folds == 1 else None
+    which = (
+        f"its first fold's model (trained on {trained_on:,} of {len(y):,} rows)"
+        if trained_on is not None
+        else f"the average of its {n_folds} fold models"
+    )
+    return fitted, (
+        f"{versus}, its rows' losses lower in {share:.0%} of paired bootstrap "
+        f"resamples: the model is {which}"
+    )

@@ -332,11 +332,16 @@ class TrialCut(BudgetExhausted):
         of the folds it did not finish. A cut while boosting the first fold
         leaves that fold, ``capped``: its model has the trees early stopping
         chose among the rounds reached.
+    study : optuna.Study, optional
+        The search's study, when the search (not one trial) raised it.
     """
 
-    def __init__(self, message: str, record: TrialRecord) -> None:
+    def __init__(
+        self, message: str, record: TrialRecord, study: optuna.Study | None = None
+    ) -> None:
         super().__init__(message)
         self.record = record
+        self.study = study
 
 
 def better_cut(kept: TrialRecord | None, cut: TrialRecord | None) -> TrialRecord | None:

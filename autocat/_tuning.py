@@ -735,7 +735,7 @@ def _outcome(
             ) from errors[0]
         message = f"no trial finished within the time budget ({n_cut} cut)"
         if partial is not None:  # the folds it finished stay usable
-            raise TrialCut(message, partial)
+            raise TrialCut(message, partial, study)
         raise BudgetExhausted(message)
     best = max(done, key=lambda t: t.value if t.value is not None else -math.inf)
     return TuneOutcome(

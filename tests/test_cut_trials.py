@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import time
 
 import numpy as np
@@ -18,9 +19,17 @@ from autocat._budget import Budget
 from autocat._ensemble import EnsembleModel
 from autocat._final import (
     PARTIAL_CONFIDENCE,
+    TrainingRows,
     _lead_with_partial,
     _select,
     final_model,
+    fold_models_seconds,
+)
+from autocat._rescue import (
+    FALLBACK_ROWS,
+    cut_trial_or_rescue,
+    fallback_model,
+    rescue_rows,
 )
 from autocat._search_space import default_params
 from autocat._selection import paired_loss_share
@@ -39,13 +48,15 @@ TARGET = {**default_params("target"), "learning_rate": 0.3}
 MINHASH = {**default_params("minhash"), "learning_rate": 0.3}
 
 
-def _countries(seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+def _countries(
+    seed: int, n_names: int = 40, n_years: int = 15
+) -> tuple[pd.DataFrame, np.ndarray]:
     rng = np.random.default_rng(seed)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
-    names = sorted({"".join(rng.choice(letters, 7)).title() for _ in range(40)})
+    names = sorted({"".join(rng.choice(letters, 7)).title() for _ in range(n_names)})
     base = rng.uniform(5, 8, len(names))  # log10 of the first year's population
     growth = rng.uniform(0.004, 0.012, len(names))  # per year, in log10
-    years = np.arange(1960, 1975)
+    years = np.arange(1960, 1960 + n_years)
     country = np.repeat(np.arange(len(names)), len(years))
     year = np.tile(years, len(names))
     noise = rng.normal(0, 0.001, len(year))
@@ -59,7 +70,10 @@ def _countries(seed: int) -> tuple[pd.DataFrame, np.ndarray]:
 
 @pytest.fixture(scope="module")
 def countries():
-    X, y = _countries(0)
+    return _held_out(*_countries(0))
+
+
+def _held_out(X, y):
     order = np.random.default_rng(1).permutation(len(y))
     test = order[: len(y) // 3]
     train = np.sort(order[len(y) // 3 :])
@@ -285,7 +299,7 @@ def test_a_trial_cut_before_the_rescue_competes_in_the_resumed_search(
         return real_tune(X, y, **{**options, "portfolio": [TARGET], "n_trials": 1})
 
     monkeypatch.setattr(autocat._auto, "tune", tune_once_cut)
-    monkeypatch.setattr(autocat._auto, "_search_again", lambda *args: True)
+    monkeypatch.setattr(autocat._auto, "search_again", lambda *args: True)
     result = autocat.auto_fit(
         X.assign(year=y), "year", task="regression", time_budget=30, n_jobs=1
     )
@@ -470,3 +484,171 @@ def test_a_trial_cut_in_its_first_round_keeps_nothing(countries, monkeypatch):
     runner = _runner(X, y, splits)
     record = _cut_while_boosting(runner, 0, 1, MINHASH, monkeypatch).record
     assert not record.capped and record.fold_scores == [] and record.oof is None
+
+
+# -- a cut trial against the rescue recipe, when no trial finished -------------
+
+
+@pytest.fixture(scope="module")
+def many_countries():
+    """3,000 rows: 2,000 to train, more than the rescue recipe's 1,000."""
+    return _held_out(*_countries(0, n_names=150, n_years=20))
+
+
+@pytest.fixture(scope="module")
+def cut_after_one_fold(many_countries):
+    X, y, splits, _, _ = many_countries
+    return _cut_after(_runner(X, y, splits), 1, MINHASH)
+
+
+@pytest.fixture(scope="module")
+def rescue_on_1000_rows(many_countries):
+    X, y, _, _, _ = many_countries
+    return fallback_model(X, y, "regression", 0, 1)
+
+
+def _versus_rescue(many_countries, record, rescue, n_rescue=FALLBACK_ROWS, left=60.0):
+    X, y, splits, _, _ = many_countries
+    training = TrainingRows(X, y, "regression", 0, 1, None)
+    deadline = time.monotonic() + left
+    return cut_trial_or_rescue(record, (rescue, n_rescue), training, splits, "r2",
+                               deadline)  # fmt: skip
+
+
+def _first_fold_vectorizer(many_countries):
+    """The trial's vectorizer fitted on its first fold's training rows, anew."""
+    X, y, splits, _, _ = many_countries
+    train = splits[0][0]
+    recipe = _runner(X, y, splits).recipe(MINHASH)
+    return recipe.build_vectorizer().fit(X.iloc[train], y[train])
+
+
+def test_a_cut_trial_better_than_the_rescue_recipe_is_the_model(
+    many_countries, cut_after_one_fold, rescue_on_1000_rows
+):
+    *_, X_test, y_test = many_countries
+    record = cut_after_one_fold.record
+    model, note = _versus_rescue(many_countries, record, rescue_on_1000_rows)
+
+    # The reference: the trial's first fold model behind a vectorizer fitted
+    # on that fold's training rows (the search's was cut from a wider one).
+    reference = Pipeline([("vectorizer", _first_fold_vectorizer(many_countries)),
+                          ("model", record.models[0])])  # fmt: skip
+    np.testing.assert_allclose(model.predict(X_test), reference.predict(X_test))
+    assert "the model is its first fold's model (trained on 1,600 of 2,000" in note
+    assert f"trial #{record.number} (cut by the time budget after 1 fold(s))" in note
+    own = r2_score(y_test, model.predict(X_test))
+    rescue = r2_score(y_test, rescue_on_1000_rows.predict(X_test))
+    assert own > rescue + 0.1, (own, rescue)
+
+
+def test_the_rescue_recipe_stands_against_a_worse_cut_trial(
+    many_countries, cut_after_one_fold, rescue_on_1000_rows
+):
+    _, y, _, _, _ = many_countries
+    worse = copy.copy(cut_after_one_fold.record)
+    rng = np.random.default_rng(0)
+    worse.oof = np.where(
+        np.isnan(worse.oof), np.nan, y.mean() + rng.normal(0, 5, len(y))
+    )
+    model, note = _versus_rescue(many_countries, worse, rescue_on_1000_rows)
+    assert model is None
+    assert note.endswith(": the rescue recipe stands")
+
+
+class _Memorizer:
+    """Exact on the rows it was trained on, the mean elsewhere; logs what it saw."""
+
+    def __init__(self, X, y, rows):
+        self.known = dict(zip(X.index[rows], y[rows], strict=True))
+        self.mean, self.seen = float(y.mean()), []
+
+    def predict(self, X):
+        self.seen.extend(X.index)
+        return np.array([self.known.get(i, self.mean) for i in X.index])
+
+
+def test_the_comparison_leaves_out_the_rows_the_rescue_trained_on(
+    many_countries, cut_after_one_fold
+):
+    X, y, splits, _, _ = many_countries
+    sample = rescue_rows(y, "regression", 0, FALLBACK_ROWS)
+    memorizer = _Memorizer(X, y, sample)
+    model, note = _versus_rescue(many_countries, cut_after_one_fold.record, memorizer)
+
+    expected = np.setdiff1d(splits[0][1], sample)
+    assert 0 < len(expected) < len(splits[0][1])
+    np.testing.assert_array_equal(np.sort(memorizer.seen), expected)
+    assert f"on {len(expected):,} of its validation rows" in note
+    assert model is not None  # the mean outside its sample: the trial wins
+
+
+def test_nothing_is_compared_when_the_rescue_trained_on_every_row(
+    many_countries, cut_after_one_fold, rescue_on_1000_rows
+):
+    _, y, _, _, _ = many_countries
+    record = cut_after_one_fold.record
+    assert _versus_rescue(
+        many_countries, record, rescue_on_1000_rows, n_rescue=len(y)
+    ) == (None, "")
+
+
+def test_nothing_is_compared_without_time_to_rebuild_the_fold_model(
+    many_countries, cut_after_one_fold, rescue_on_1000_rows
+):
+    # Its vectorizer must be fitted again: 9 s by its fold's times, 5 s left.
+    released = copy.copy(cut_after_one_fold.record)
+    released.vectorizers = [None]
+    released.fold_seconds, released.boost_seconds = [10.0], [1.0]
+    released.nested_savings = [0.0]
+    assert fold_models_seconds(released, 1) == 9.0
+    assert _versus_rescue(many_countries, released, rescue_on_1000_rows, left=5.0) == (
+        None,
+        "",
+    )
+    kept = copy.copy(released)  # its vectorizer kept: nothing to rebuild
+    kept.vectorizers = [_first_fold_vectorizer(many_countries)]
+    model, note = _versus_rescue(many_countries, kept, rescue_on_1000_rows, left=5.0)
+    assert model is not None and "the model is its first fold's model" in note
+
+
+def test_auto_fit_returns_the_cut_trial_when_it_beats_the_rescue_recipe(
+    many_countries, monkeypatch, tmp_path
+):
+    # No trial finishes: the min-hash trial is cut after its first fold, no
+    # time is left to resume, and the rescue recipe had time for 1,000 rows.
+    X, y, _, X_test, y_test = many_countries
+    cuts = []
+
+    def tune_cut(X, y, **options):
+        cut = _cut_after(_runner(X, y, options["splits"]), 1, MINHASH)
+        cut.record.number = 7
+        cuts.append(cut)
+        raise cut
+
+    def rescue_without_growth(X, y, task, seed, threads, deadline, fallback, *rest):
+        return fallback[0], FALLBACK_ROWS, fallback[1]
+
+    monkeypatch.setattr(autocat._auto, "tune", tune_cut)
+    monkeypatch.setattr(autocat._auto, "rescue_model", rescue_without_growth)
+    monkeypatch.setattr(autocat._auto, "search_again", lambda *args: False)
+    result = autocat.auto_fit(
+        X.assign(year=y), "year", task="regression", time_budget=60, n_jobs=1,
+        cv=5,
+    )  # fmt: skip
+
+    (cut,) = cuts
+    assert result.ensemble_.to_dict("records") == [
+        {"trial": 7, "weight": 1.0, "fit": "fold models", "score": cut.record.score}
+    ]
+    assert result.cv_score_ == cut.record.score
+    assert result.best_params_["encoder"] == "minhash"
+    summary = result.summary()
+    assert "allowed no full trial: trial #7 (cut by the time budget" in summary
+    assert "model: trial #7 (fold models)" in summary
+    rescue = fallback_model(X, y, "regression", 0, 1)
+    assert result.score(X_test, y_test) > rescue.score(X_test, y_test) + 0.1
+    # the report shows it, and a saved file gives the same predictions back
+    assert "fold models" in result.report(tmp_path / "report.html").read_text()
+    loaded = autocat.load(result.save(tmp_path / "model.autocat"))
+    np.testing.assert_array_equal(loaded.predict(X_test), result.predict(X_test))

@@ -569,7 +569,7 @@ def test_the_best_trials_keep_their_fold_vectorizers_for_their_fold_models(probl
     # trials release theirs, which the cache then frees.
     import gc
 
-    from autocat._final import TrainingRows, _fold_models, fold_models_seconds
+    from autocat._final import TrainingRows, fold_models, fold_models_seconds
     from autocat._tuning import KEEP_VECTORIZERS
 
     X, y, splits = problem
@@ -587,12 +587,12 @@ def test_the_best_trials_keep_their_fold_vectorizers_for_their_fold_models(probl
         assert fold_models_seconds(record, len(splits)) == 0.0
     assert fold_models_seconds(worse[0], len(splits)) > 0.0
     training = TrainingRows(X, y, "regression", random_state=0, n_threads=1)
-    kept = _fold_models(best[0], training, splits)
+    kept = fold_models(best[0], training, splits)
     assert kept.members_[0].named_steps["vectorizer"] is best[0].vectorizers[0]
-    rebuilt = _fold_models(worse[0], training, splits)
+    rebuilt = fold_models(worse[0], training, splits)
     # the same encoding either way: a kept vectorizer is what a rebuild fits
     worse[0].vectorizers = best[0].vectorizers
-    again = _fold_models(worse[0], training, splits)
+    again = fold_models(worse[0], training, splits)
     np.testing.assert_array_equal(rebuilt.predict(X), again.predict(X))
 
 
