@@ -683,9 +683,10 @@ def auto_fit(
                         f"the {left:.1f}s left"
                     )
     cut_model, versus = None, ""
-    # the better of the searches' cut trials that finished a fold
-    cuts = [kept for kept in first_cut if kept.record.fold_scores]
-    cut = max(cuts, key=lambda kept: kept.record.score, default=None)
+    best_cut = None  # the better of the searches' cut trials
+    for earlier in first_cut:
+        best_cut = better_cut(best_cut, earlier.record)
+    cut = next((kept for kept in first_cut if kept.record is best_cut), None)
     no_trial = outcome is None or not outcome.records
     if no_trial and cut is not None and rescue is not None and deadline is not None:
         training = TrainingRows(X, y, task, seed, total_threads, specific_transformers)

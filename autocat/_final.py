@@ -57,6 +57,7 @@ __all__ = [
     "final_reserve",
     "fold_models",
     "fold_models_seconds",
+    "lead_beyond_noise",
     "refit_seconds",
     "single_pipeline",
     "warm_kernels",
@@ -604,16 +605,9 @@ def _lead_with_partial(
     ):
         return records, rows
     rival = records[0]  # the best finished trial (one score: AUC costs 0.06 s)
-    rival_oof, own_oof, y_shared = (
-        np.asarray(rival.oof)[shared],
-        partial.oof[shared],
-        y[shared],
+    own, rival_score, share = lead_beyond_noise(
+        y[shared], np.asarray(rival.oof)[shared], partial.oof[shared], metric, task
     )
-    rival_score = score_predictions(y_shared, rival_oof, metric, task=task)
-    own = score_predictions(y_shared, own_oof, metric, task=task)
-    if not own > rival_score:
-        return records, rows
-    share = paired_loss_share(y_shared, rival_oof, own_oof, metric, task)
     if share < PARTIAL_CONFIDENCE:
         return records, rows
     notes.append(
@@ -625,6 +619,44 @@ def _lead_with_partial(
         "the ensemble was selected on those rows, with it as a candidate"
     )
     return [partial, *records], shared
+
+
+def lead_beyond_noise(
+    y: np.ndarray, base: np.ndarray, other: np.ndarray, metric: str, task: str
+) -> tuple[float, float, float]:
+    """Score ``other`` against ``base`` on the same rows, beyond the rows' noise.
+
+    ``other`` leads when its share is at least :data:`PARTIAL_CONFIDENCE`: it
+    scores above ``base`` on the metric, and its rows' losses are lower in that
+    share of paired bootstrap resamples
+    (:func:`~autocat._selection.paired_loss_share`, only computed then).
+
+    Returns
+    -------
+    other_score, base_score : float
+        Their scores on the rows.
+    share : float
+        The share of resamples where ``other``'s losses are lower; 0 when it
+        does not score above ``base``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=300)
+    >>> close, far = y + rng.normal(0, 0.5, 300), y + rng.normal(0, 1.0, 300)
+    >>> _, _, share = lead_beyond_noise(y, far, close, "r2", "regression")
+    >>> share >= PARTIAL_CONFIDENCE
+    True
+    >>> lead_beyond_noise(y, close, far, "r2", "regression")[2]
+    0.0
+    """
+    other_score = score_predictions(y, other, metric, task=task)
+    base_score = score_predictions(y, base, metric, task=task)
+    if not other_score > base_score:
+        return other_score, base_score, 0.0
+    share = paired_loss_share(y, base, other, metric, task)
+    return other_score, base_score, share
 
 
 def _member_model(

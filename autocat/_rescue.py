@@ -20,16 +20,15 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
-from autocat._ensemble import score_predictions
 from autocat._final import (
     PARTIAL_CONFIDENCE,
     REFIT_MARGIN,
     TrainingRows,
     fold_models,
     fold_models_seconds,
+    lead_beyond_noise,
 )
 from autocat._recipe import xgboost_threads
-from autocat._selection import paired_loss_share
 from autocat._trials import (
     EARLY_STOPPING_ROUNDS,
     MAX_ROUNDS,
@@ -37,6 +36,7 @@ from autocat._trials import (
     TrialRecord,
     fit_early_stopped,
     inner_splits,
+    task_predictions,
     thread_speedup,
 )
 
@@ -415,19 +415,16 @@ def cut_trial_or_rescue(
     if len(rows) > _COMPARED_ROWS:
         rng = np.random.default_rng(training.random_state)
         rows = np.sort(rng.choice(rows, _COMPARED_ROWS, replace=False))
-    X_rows = X.iloc[rows]
-    predict = model.predict if task == "regression" else model.predict_proba
-    theirs = np.asarray(predict(X_rows), dtype=np.float32)
-    own = cut.oof[rows]
-    own_score = score_predictions(y[rows], own, metric, task=task)
-    rescue_score = score_predictions(y[rows], theirs, metric, task=task)
+    own_score, rescue_score, share = lead_beyond_noise(
+        y[rows], task_predictions(model, X.iloc[rows], task), cut.oof[rows],
+        metric, task,
+    )  # fmt: skip
     versus = (
         f"trial #{cut.number} (cut by the time budget {cut.progress}) scored "
         f"{own_score:.4f} against {rescue_score:.4f} for the rescue recipe on "
         f"{len(rows):,} of its validation rows outside the rescue's sample"
     )
-    share = paired_loss_share(y[rows], theirs, own, metric, task)
-    if not own_score > rescue_score or share < PARTIAL_CONFIDENCE:
+    if share < PARTIAL_CONFIDENCE:
         return None, f"{versus}: the rescue recipe stands"
     fitted = fold_models(cut, training, list(splits[:n_folds]))
     trained_on = len(splits[0][0]) if n_folds == 1 else None

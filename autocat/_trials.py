@@ -45,6 +45,7 @@ __all__ = [
     "better_cut",
     "inner_split",
     "inner_splits",
+    "task_predictions",
     "thread_speedup",
 ]
 
@@ -430,7 +431,8 @@ def fit_early_stopped(
     return model
 
 
-def _predict(model: Any, X: Any, task: str) -> np.ndarray:
+def task_predictions(model: Any, X: Any, task: str) -> np.ndarray:
+    """Predictions as out-of-fold arrays hold them: values, or class probabilities."""
     if task == "regression":
         return np.asarray(model.predict(X), dtype=np.float32)
     return np.asarray(model.predict_proba(X), dtype=np.float32)
@@ -670,7 +672,7 @@ class TrialRunner:
             record.boost_seconds.append(time.perf_counter() - fit_start)
             record.boosted_rounds.append(model.get_booster().num_boosted_rounds())
             model.set_params(callbacks=None)
-            predictions = _predict(model, X_valid, self.task)
+            predictions = task_predictions(model, X_valid, self.task)
             score = float(self.scorer(model, X_valid, self.y[valid]))
             if record.oof is None:
                 shape = (len(self.y),) if self.task == "regression" else (
