@@ -642,13 +642,11 @@ def lead_beyond_noise(
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> y = rng.normal(size=300)
-    >>> close, far = y + rng.normal(0, 0.5, 300), y + rng.normal(0, 1.0, 300)
-    >>> _, _, share = lead_beyond_noise(y, far, close, "r2", "regression")
-    >>> share >= PARTIAL_CONFIDENCE
-    True
-    >>> lead_beyond_noise(y, close, far, "r2", "regression")[2]
+    >>> y, mean = np.arange(20.0), np.full(20, 9.5)
+    >>> other, base, share = lead_beyond_noise(y, mean, y + 0.1, "r2", "regression")
+    >>> round(other, 3), base, share
+    (1.0, 0.0, 1.0)
+    >>> lead_beyond_noise(y, y + 0.1, mean, "r2", "regression")[2]
     0.0
     """
     other_score = score_predictions(y, other, metric, task=task)
