@@ -47,7 +47,7 @@ from autocat._target import (
 from autocat._trials import EncodingCache, TrialCut, better_cut
 from autocat._tuning import TuneOutcome, first_trial_threads, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
-from autocat._vectorizer_columns import warn_once_per_column
+from autocat._vectorizer_columns import table_checked, warn_once_per_column
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -542,6 +542,7 @@ def auto_fit(
         task, reason = infer_task(y_raw)
         logger.info("task: %s (%s)", task, reason)
     check_inputs(X, y_raw, task=task, metric=metric, target=target_name)
+    table_checked()  # the trials' vectorizers need not check for leaks again
     y, classes = _encode_target(y_raw, task, pos_label=pos_label, name=target_name)
     _check_target_transform(target_transform, task, y, target_name)
     metric = metric or DEFAULT_METRICS[task]

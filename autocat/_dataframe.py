@@ -297,6 +297,10 @@ def to_float(column: Any) -> np.ndarray:
             return out
         return column.astype(np.float64)
     if isinstance(column, pd.Series):
+        if isinstance(column.dtype, np.dtype) and column.dtype.kind in "biuf":
+            # NumPy storage, whose only missing value is NaN: a plain copy (the
+            # general path below costs 0.2 ms a column in pandas' checks)
+            return column.to_numpy().astype(np.float64)
         if pd.api.types.is_timedelta64_dtype(column.dtype):
             return column.dt.total_seconds().to_numpy(np.float64, na_value=np.nan)
         return column.to_numpy(np.float64, na_value=np.nan)

@@ -651,6 +651,7 @@ default='minhash'
         return self._assemble(X, encoded)
 
     def _transform_column(self, state: Column, column: Any) -> Encoded:
+        check_budget()  # a time budget may cut a transform between columns
         kind = state.decision.kind
         if kind == "dropped":
             return Encoded()
@@ -694,6 +695,7 @@ default='minhash'
         bounds = np.linspace(0, len(out), n_chunks + 1).astype(int).tolist()
 
         def write(index: int, start: int, stop: int) -> None:
+            check_budget()  # and the writing of the output, between columns
             piece = encoded[index]
             target = out[start:stop, starts[index] : starts[index + 1]]
             if piece.source is not None:

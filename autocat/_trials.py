@@ -654,6 +654,8 @@ class TrialRunner:
                 early_stopping_rounds=EARLY_STOPPING_ROUNDS,
                 callbacks=callbacks,
             )
+            if self.budget.exhausted():  # XGBoost's set-up cannot be cut
+                raise BudgetExhausted(f"trial {number} cut by the time budget")
             y_train = self.y[train]
             fit_early_stopped(
                 model,

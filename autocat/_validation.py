@@ -82,26 +82,45 @@ def check_column_names(columns: Sequence[Any]) -> None:
             )
 
 
-def vectorizer_plan(X: pd.DataFrame) -> pd.DataFrame:
+def vectorizer_plan(X: pd.DataFrame, y: Any = None) -> pd.DataFrame:
     """Return the default TableVectorizer's plan for ``X``, one row per column.
 
     Parameters
     ----------
     X : pandas.DataFrame
         The features.
+    y : array-like of shape (n_samples,), optional
+        The target: given, the columns that order it almost perfectly are
+        warned about (:class:`~autocat.SuspiciousColumnWarning`). The plan's
+        other warnings are left to the fits that follow it.
 
     Returns
     -------
     pandas.DataFrame
         :meth:`TableVectorizer.describe`: ``column``, ``kind``, ``reason``, ...
     """
+    from autocat._column_kinds import SuspiciousColumnWarning
     from autocat._table_vectorizer import TableVectorizer
 
     if X.shape[1] == 0:
         return pd.DataFrame({"column": [], "kind": [], "reason": []})
-    with warnings.catch_warnings():  # the trials' vectorizers warn, if need be
-        warnings.simplefilter("ignore")
-        return TableVectorizer().fit(X).describe()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plan = TableVectorizer().fit(X, y).describe()
+    for warning in caught:  # raised again here, under the caller's filters
+        if issubclass(warning.category, SuspiciousColumnWarning):
+            warnings.warn(warning.message, warning.category, stacklevel=4)
+    return plan
+
+
+def _leak_target(y: np.ndarray, task: str) -> np.ndarray | None:
+    """Return the target as the check for leaking columns reads it: numbers or codes."""
+    if task in _CLASSIFICATION:
+        return pd.factorize(y)[0]  # labels of any type, sortable or not
+    try:
+        return np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):  # refused later, with the reason
+        return None
 
 
 def check_kept_columns(plan: pd.DataFrame) -> None:
@@ -390,6 +409,9 @@ def check_inputs(
 ) -> None:
     """Run every check of this module that auto_fit needs before the first trial.
 
+    The columns that order the target almost perfectly on their own are warned
+    about here, once, on the whole table (see :func:`vectorizer_plan`).
+
     Parameters
     ----------
     X : pandas.DataFrame
@@ -412,7 +434,7 @@ def check_inputs(
     if metric is not None:
         check_metric(metric, task)
     check_finite_target(y, task, target)
-    plan = vectorizer_plan(X)
+    plan = vectorizer_plan(X, _leak_target(y, task))
     check_kept_columns(plan)
     check_finite_features(X, plan)
 

@@ -27,9 +27,7 @@ from autocat._column_kinds import (
     parse_dates,
     parse_numbers,
     parse_times,
-    sample_rows,
     stringify,
-    suspicious_columns,
 )
 from autocat._dataframe import (
     check_time_zone,
@@ -39,6 +37,7 @@ from autocat._dataframe import (
     to_float,
 )
 from autocat._datetime import DatetimeEncoder
+from autocat._leaks import sample_rows, suspicious_columns
 from autocat._minhash import MinHashEncoder
 from autocat._parsing import is_missing_token
 from autocat._text import TextEncoder
@@ -203,9 +202,20 @@ def warn_unread(state: Column, uniques: np.ndarray, ok: np.ndarray, what: str) -
     )
 
 
-# The columns already warned about in a warn_once_per_column scope, and the lock
-# that the threads of a search share to read and add to them.
-_WARNED: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar(
+@dataclass
+class _WarningScope:
+    """What a warn_once_per_column scope knows: the columns warned about.
+
+    And whether the whole table was checked (:func:`table_checked`).
+    """
+
+    warned: set[str]
+    table_checked: bool = False
+
+
+# The scope, and the lock that the threads of a search share to read and add to
+# its columns.
+_WARNED: contextvars.ContextVar[_WarningScope | None] = contextvars.ContextVar(
     "autocat_warned_columns", default=None
 )
 _WARNED_LOCK = threading.Lock()
@@ -218,25 +228,40 @@ def warn_once_per_column() -> Iterator[None]:
     :func:`~autocat.auto_fit` fits vectorizers with ``y`` on every fold of every
     trial, on the rescue recipe's sample and on all rows: without the scope, a
     column that leaks the target is reported by each fit, each time with a
-    slightly different score. Pools that run work for the scope must copy the
-    context (:func:`contextvars.copy_context`), as for a time budget.
+    slightly different score. Once :func:`table_checked` says that the whole
+    table was checked, later fits in the scope (on its rows) skip the check,
+    which costs a sort of the rows per column. Pools that run work for the
+    scope must copy the context (:func:`contextvars.copy_context`), as for a
+    time budget.
     """
-    token = _WARNED.set(set())
+    token = _WARNED.set(_WarningScope(set()))
     try:
         yield
     finally:
         _WARNED.reset(token)
 
 
+def table_checked() -> None:
+    """Say that this scope's whole table was checked for leaking columns.
+
+    The vectorizers fitted later in a :func:`warn_once_per_column` scope then
+    skip the check: their rows are the table's, and its columns were each
+    warned about, if need be, once. Outside a scope, nothing changes.
+    """
+    scope = _WARNED.get()
+    if scope is not None:
+        scope.table_checked = True
+
+
 def _first_warning(name: str) -> bool:
     """Whether a warning about column ``name`` is the first of its scope."""
-    warned = _WARNED.get()
-    if warned is None:
+    scope = _WARNED.get()
+    if scope is None:
         return True
     with _WARNED_LOCK:
-        if name in warned:
+        if name in scope.warned:
             return False
-        warned.add(name)
+        scope.warned.add(name)
         return True
 
 
@@ -244,6 +269,9 @@ def warn_suspicious(
     columns: list[Column], encoded: list[Encoded], y: Any, n: int
 ) -> None:
     """Warn about kept columns with a neighbour score of 0.99 or more."""
+    scope = _WARNED.get()
+    if scope is not None and scope.table_checked:
+        return
     y = series_values(y)
     if y.ndim != 1 or len(y) != n:
         return

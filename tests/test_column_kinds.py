@@ -14,13 +14,13 @@ from autocat._column_kinds import (
     identifier_reason,
     index_reason,
     leading_zero_code,
-    neighbour_score,
     number_tokens,
     parse_dates,
     parse_numbers,
     parse_times,
     stringify,
 )
+from autocat._leaks import neighbour_score
 from autocat._parsing import DECIMAL_COMMA
 
 
@@ -443,6 +443,32 @@ def test_neighbour_score_classes_and_ties():
     assert abs(neighbour_score(np.zeros(3000), np.sort(y), classification=True)) < 0.1
     x = np.where(rng.random(3000) < 0.5, np.nan, y.astype(float))
     assert neighbour_score(x, y, classification=True) > 0.99  # NaN rows skipped
+
+
+@pytest.mark.parametrize("n_values", [3, 50, 10_000])
+def test_neighbour_score_orders_ties_as_a_seeded_lexsort(n_values):
+    # The reference: rows sorted by x, ties by a seeded random rank, in one
+    # np.lexsort; the score is then the documented formula.
+    rng = np.random.default_rng(n_values)
+    x = rng.integers(0, n_values, 3000).astype(float)
+    x[:40] = np.nan
+    y = x + rng.normal(scale=n_values / 4, size=3000)
+    keep = ~np.isnan(x)
+    xs, ys = x[keep], y[keep]
+    ranks = np.random.default_rng(0).permutation(len(xs))
+    order = np.lexsort((ranks, xs))
+    ordered = ys[order]
+    spread = ((ys - ys.mean()) ** 2).sum()
+    expected = 1 - (np.diff(ordered) ** 2).sum() / (2 * spread)
+    assert neighbour_score(x, y, classification=False) == pytest.approx(expected)
+    codes = (y > np.nanmedian(y)).astype(int)
+    neighbours = codes[keep][order]
+    agree = (neighbours[1:] == neighbours[:-1]).mean()
+    shares = np.bincount(codes[keep]) / keep.sum()
+    chance = (shares**2).sum()
+    assert neighbour_score(x, codes, classification=True) == pytest.approx(
+        (agree - chance) / (1 - chance)
+    )
 
 
 # ------------------------------------------------------------ more date forms

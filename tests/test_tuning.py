@@ -372,6 +372,36 @@ def test_budget_cuts_encoders_between_steps():
     GammaPoissonEncoder(n_components=2, max_iter=1).fit(words.head(50))
 
 
+class _SpentAfter(Budget):
+    """A budget spent once it has been checked ``checks`` times."""
+
+    def __init__(self, checks: int) -> None:
+        super().__init__(None)
+        self.checks = checks
+
+    def exhausted(self) -> bool:
+        self.checks -= 1
+        return self.checks < 0
+
+
+def test_budget_cuts_the_vectorizers_transform_and_output_between_columns():
+    rng = np.random.default_rng(0)
+    numbers = pd.DataFrame(rng.normal(size=(50, 3)), columns=list("abc"))
+    fitted = TableVectorizer(n_jobs=1).fit(numbers)
+    with budget_scope(Budget(time.monotonic() - 1)):
+        with pytest.raises(BudgetExhausted) as cut:
+            fitted.transform(numbers)
+    assert cut.traceback[-2].name == "_transform_column"  # before its first column
+    # spent once the 3 columns are fitted: cut while writing the output
+    with budget_scope(_SpentAfter(3)), pytest.raises(BudgetExhausted) as cut:
+        TableVectorizer(n_jobs=1).fit_transform(numbers)
+    assert cut.traceback[-2].name == "write"
+    # a settling budget never cuts
+    with budget_scope(Budget(time.monotonic() - 1, settle=True)):
+        settled = fitted.transform(numbers)
+    np.testing.assert_array_equal(settled, fitted.transform(numbers))
+
+
 def test_holdout_switch_when_folds_do_not_fit_the_budget(problem):
     outcome = _tune(
         problem, n_trials=1, time_budget=1e-3, deadline=time.monotonic() + 60
