@@ -1,4 +1,4 @@
-"""Reading the target: its column, its task, its numbers written as text, no dates."""
+"""Reading the target: its column, its task, its numbers written as text, its codes."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from autocat._parsing import detect_date_format, is_missing, parse_numbers
 __all__ = [
     "check_not_dates",
     "check_same_order",
+    "encode_target",
     "infer_task",
     "numbers_if_text",
     "split_target",
@@ -245,3 +246,105 @@ def whole_numbers(y: np.ndarray) -> np.ndarray:
     if (np.mod(y, 1) != 0).any() or np.abs(y).max() > 2**53:
         return y
     return y.astype(np.int64)
+
+
+def _single_value_error(y: np.ndarray, name: str) -> ValueError:
+    value = y[0].item() if isinstance(y[0], np.generic) else y[0]
+    return ValueError(
+        f"target {name!r} has a single value {value!r} in all {len(y)} rows (rows "
+        "with a missing target left out): there is nothing to learn. Check the "
+        "target column, or add rows with other values."
+    )
+
+
+def encode_target(
+    y: np.ndarray, task: str, *, pos_label: Any = None, name: str = "target"
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return the target as the model sees it, and the class labels.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        The target, without missing values.
+    task : {'regression', 'binary', 'multiclass'}
+        The task.
+    pos_label : object, optional
+        For 'binary': the positive class, which gets code 1. Default: the
+        label that sorts last.
+    name : str, default='target'
+        The target's name, for messages.
+
+    Returns
+    -------
+    y : ndarray of shape (n_samples,)
+        float64 values (regression) or int64 class codes ``0 .. k-1``.
+    classes : ndarray of shape (k,) or None
+        The label of each code: sorted, except that for 'binary' the positive
+        class is last (code 1, the last ``predict_proba`` column). A class may
+        have one row (trained on, never validated on); at least two classes
+        need two rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._target import encode_target
+    >>> answers = np.array(["yes", "no", "no", "yes"])
+    >>> codes, classes = encode_target(answers, "binary", pos_label="no")
+    >>> codes.tolist(), classes.tolist()
+    ([0, 1, 1, 0], ['yes', 'no'])
+    """
+    if len(y) and len(pd.unique(y)) < 2:
+        raise _single_value_error(y, name)
+    if pos_label is not None and task != "binary":
+        raise ValueError(
+            f"pos_label={pos_label!r} chooses the positive class of a binary "
+            f"target, but target {name!r} is a {task} task. Drop pos_label."
+        )
+    if task == "regression":
+        try:
+            return y.astype(np.float64), None
+        except (TypeError, ValueError):
+            raise ValueError(
+                "task='regression' needs a numeric target, but it holds values such "
+                f"as {y[:3].tolist()}. Use task='binary' or 'multiclass'."
+            ) from None
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError:
+        raise TypeError(
+            "The target mixes types that cannot be sorted (e.g. strings and numbers): "
+            f"{sorted({type(v).__name__ for v in y})}. Convert it to one type first."
+        ) from None
+    if task == "binary" and len(classes) != 2:
+        raise ValueError(
+            f"task='binary' needs 2 classes, the target has {len(classes)}: "
+            f"{classes[:10].tolist()}. Use task='multiclass'."
+        )
+    counts = np.bincount(codes)
+    if np.count_nonzero(counts >= 2) < 2:
+        rare = classes[counts < 2][:10].tolist()
+        quantities = (
+            " If its values are quantities rather than labels, use task='regression'."
+            if classes.dtype.kind in "biuf"
+            else ""
+        )
+        raise ValueError(
+            f"target {name!r} has {len(classes)} classes but {rare} have a single "
+            "row each, so at most one class could be validated: scores would mean "
+            f"nothing. Add rows of the rare classes, or drop them.{quantities}"
+        )
+    if (counts < 2).any():
+        logger.warning(
+            "classes %s have a single row: trained on, never validated on",
+            classes[counts < 2][:10].tolist(),
+        )
+    if pos_label is not None:
+        match = [i for i, label in enumerate(classes.tolist()) if label == pos_label]
+        if len(match) != 1:
+            raise ValueError(
+                f"pos_label={pos_label!r} is not a label of target {name!r}; its "
+                f"labels are {classes.tolist()}."
+            )
+        if match[0] == 0:  # the positive class gets code 1
+            return (1 - codes).astype(np.int64), classes[::-1].copy()
+    return codes.astype(np.int64), classes

@@ -109,7 +109,8 @@ def vectorizer_plan(X: pd.DataFrame, y: Any = None) -> pd.DataFrame:
         plan = TableVectorizer().fit(X, y).describe()
     for warning in caught:  # raised again here, under the caller's filters
         if issubclass(warning.category, SuspiciousColumnWarning):
-            warnings.warn(warning.message, warning.category, stacklevel=4)
+            # at auto_fit's caller: here < check_inputs < auto_fit < its scope
+            warnings.warn(warning.message, warning.category, stacklevel=5)
     return plan
 
 

@@ -343,6 +343,7 @@ def test_auto_fit_warns_once_about_a_leaking_column(monkeypatch):
         )  # fmt: skip
     assert [str(w.message).split("'")[1] for w in caught] == ["y_copy"]
     assert checks == [n] and warned_by_first_trial[0] == 1
+    assert caught[0].filename == __file__  # the warning points at the call
     # classes whose labels cannot be sorted are read as classes all the same
     labels = np.array(["up" if value > 0 else 1 for value in y], dtype=object)
     mixed = pd.DataFrame({"x": rng.normal(size=n), "copy": (y > 0).astype(int)})

@@ -9,9 +9,9 @@ from sklearn.metrics import average_precision_score, log_loss
 from sklearn.model_selection import KFold, PredefinedSplit
 
 from autocat import Recipe, auto_fit
-from autocat._auto import _encode_target, make_splits
+from autocat._auto import make_splits
 from autocat._ensemble import fold_scorer
-from autocat._target import infer_task, tokens_as_missing
+from autocat._target import encode_target, infer_task, tokens_as_missing
 from autocat._trials import inner_split
 from autocat.cli import for_cli
 
@@ -168,9 +168,9 @@ def test_inner_split_without_any_class_of_two_rows_stops_on_nothing():
 
 def test_pos_label_gets_code_one():
     y = np.array(["no", "yes", "yes", "no", "no"])
-    codes, classes = _encode_target(y, "binary")
+    codes, classes = encode_target(y, "binary")
     assert classes.tolist() == ["no", "yes"] and codes.tolist() == [0, 1, 1, 0, 0]
-    codes, classes = _encode_target(y, "binary", pos_label="no")
+    codes, classes = encode_target(y, "binary", pos_label="no")
     assert classes.tolist() == ["yes", "no"] and codes.tolist() == [1, 0, 0, 1, 1]
 
 
@@ -210,11 +210,11 @@ def test_pos_label_errors():
     with pytest.raises(
         ValueError, match=r"pos_label='Yes' is not a label .* \['no', 'yes'\]"
     ):
-        _encode_target(y, "binary", pos_label="Yes", name="answer")
+        encode_target(y, "binary", pos_label="Yes", name="answer")
     with pytest.raises(ValueError, match="a multiclass task"):
-        _encode_target(np.array([0, 1, 2, 2]), "multiclass", pos_label=1)
+        encode_target(np.array([0, 1, 2, 2]), "multiclass", pos_label=1)
     with pytest.raises(ValueError, match="a regression task"):
-        _encode_target(np.array([0.5, 1.5]), "regression", pos_label=1.5)
+        encode_target(np.array([0.5, 1.5]), "regression", pos_label=1.5)
     df = _binary(20).assign(grade=np.arange(20) % 3)
     with pytest.raises(ValueError, match="pos_label=1 chooses the positive class"):
         auto_fit(df, "grade", pos_label=1, n_trials=1)
@@ -245,7 +245,7 @@ def test_a_single_valued_target_counts_rows_with_a_target():
 def test_only_one_class_with_two_rows_is_a_clear_error():
     y = np.array(["a"] * 10 + ["b", "c"])
     with pytest.raises(ValueError, match=r"\['b', 'c'\] have a single row") as labels:
-        _encode_target(y, "multiclass", name="grade")
+        encode_target(y, "multiclass", name="grade")
     assert "task='regression'" not in str(labels.value)  # labels, not quantities
 
 
@@ -256,7 +256,7 @@ def test_numbers_too_rare_to_be_classes_suggest_a_regression():
     y = np.array([2.0, 3.0, 23.0, 25.0, 36.0, 37.0, 47.0, 50.0, 50.0])
     assert infer_task(y)[0] == "multiclass"
     with pytest.raises(ValueError, match=r"have a single row") as error:
-        _encode_target(y, "multiclass", name="wk76")
+        encode_target(y, "multiclass", name="wk76")
     assert "use task='regression'" in str(error.value)
     assert "use --task regression" in for_cli(str(error.value))
 

