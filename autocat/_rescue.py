@@ -259,7 +259,9 @@ def rescue_seconds(
     ``n_rows`` rows needs more, that time, up to :data:`RESCUE_MAX_SHARE` (the
     search keeps the rest). The need is the fallback's fit on
     :data:`FALLBACK_ROWS` rows (``fallback_s``, one thread) scaled linearly to
-    the rows and to ``threads``, and margined: an overestimate, since a fit on
+    the rows and to ``threads``, with the smaller fits on the way to all rows
+    (:func:`rescue_model` grows the rows geometrically, so they add up to a
+    third of the last), and margined: an overestimate, since a fit on
     a thousand rows is mostly fixed costs, so a table whose trials could finish
     keeps its search.
 
@@ -267,13 +269,16 @@ def rescue_seconds(
     --------
     >>> rescue_seconds(60.0, fallback_s=0.2, n_rows=30_000, threads=1)
     20.0
-    >>> round(rescue_seconds(15.0, fallback_s=0.2, n_rows=30_000, threads=1), 2)
+    >>> round(rescue_seconds(15.0, fallback_s=0.15, n_rows=30_000, threads=1), 2)
     7.8
     >>> rescue_seconds(15.0, fallback_s=0.3, n_rows=100_000, threads=1)
     10.0
     """
     need = REFIT_MARGIN * fallback_s * n_rows / FALLBACK_ROWS
     need /= thread_speedup(max(1, threads))
+    # the rows grow geometrically up to all of them: the fits before the last
+    # cost up to 1 / (growth - 1) of it
+    need *= _RESCUE_GROWTH / (_RESCUE_GROWTH - 1)
     return min(max(RESCUE_SHARE * time_budget, need), RESCUE_MAX_SHARE * time_budget)
 
 

@@ -131,7 +131,10 @@ def test_the_rescue_keeps_its_time_when_the_fallback_ends_during_the_search(
     (set_at, reserve), = kept  # fmt: skip
     assert set_at - start > 1.0  # set by the fallback, while the search ran
     assert reserve >= budget / 3
-    assert gave_up and max(gave_up) - start < budget - reserve + 0.5
+    # the search gave up when the reserve began; with time left after the
+    # rescue, a resumed search may give up again, by the deadline
+    assert gave_up and gave_up[0] - start < budget - reserve + 0.5
+    assert max(gave_up) - start < budget + 0.5
     assert result.n_trials_ == 0
     rows = re.search(r"a sample of ([\d,]+) of 3,000 rows", result.summary())
     assert rows and int(rows.group(1).replace(",", "")) > 1000
