@@ -306,7 +306,8 @@ def auto_fit(
         The table.
     target : str, other column label, or array-like of shape (n_samples,)
         The name of the target column of ``df`` (any scalar label, e.g. ``0``
-        for a table read with ``header=None``), or the target itself, read by
+        for a table read with ``header=None``, or a tuple when the columns are
+        a MultiIndex), or the target itself, read by
         position (a Series whose index holds ``df``'s labels in another order
         is refused: align it first). Numbers written as text ("$1,234.50") are
         read as numbers; when they make a regression, a few stray tokens among

@@ -76,8 +76,9 @@ def infer_task(y: np.ndarray) -> tuple[str, str]:
 def split_target(df: Any, target: Any) -> tuple[pd.DataFrame, np.ndarray, str]:
     """Return the features, the target's values and its name, or a clear error.
 
-    ``target`` is a column label of ``df`` (the column leaves the features) or
-    the target itself, one value per row; numbers written as text are read.
+    ``target`` is a column label of ``df`` (the column leaves the features; a
+    tuple when the columns are a MultiIndex) or the target itself, one value per
+    row; numbers written as text are read.
     """
     if not (is_pandas(df) or is_polars(df)):
         raise TypeError(
@@ -85,7 +86,10 @@ def split_target(df: Any, target: Any) -> tuple[pd.DataFrame, np.ndarray, str]:
             f"{type(df).__name__}. Build one with pandas.DataFrame(data)."
         )
     X = to_pandas(df)
-    if np.isscalar(target):  # a column's label: a name, or e.g. 0 when header=None
+    # a column's label: a name, e.g. 0 when header=None, or a tuple of a
+    # MultiIndex's levels
+    multi = isinstance(target, tuple) and isinstance(X.columns, pd.MultiIndex)
+    if np.isscalar(target) or multi:
         if target not in X.columns:
             names = [str(c) for c in X.columns]
             close = difflib.get_close_matches(str(target), names, n=1)

@@ -276,6 +276,23 @@ def test_a_target_column_with_an_integer_label_is_found():
         auto_fit(df, 99, n_trials=1)
 
 
+def test_a_target_column_under_multiindex_columns_is_found_by_its_tuple():
+    df = _binary(40)
+    df.columns = pd.MultiIndex.from_tuples([("a", c) for c in df.columns])
+    label = df.columns[-1]
+    by_label = auto_fit(df, label, n_trials=1, cv=2, show_progress=False)
+    # the reference: the same column's values given as the target
+    by_values = auto_fit(df.drop(columns=[label]), df[label].to_numpy(), n_trials=1,
+                         cv=2, show_progress=False)  # fmt: skip
+    assert by_label.target_ == str(label)
+    assert len(by_label.feature_names_in_) == df.shape[1] - 1
+    np.testing.assert_array_equal(
+        by_label.predict_proba(df), by_values.predict_proba(df.drop(columns=[label]))
+    )
+    with pytest.raises(ValueError, match=r"target=\('a', 'nope'\) is not a column"):
+        auto_fit(df, ("a", "nope"), n_trials=1)
+
+
 @pytest.mark.parametrize(
     "values",
     [
