@@ -248,7 +248,10 @@ def column_family(column: Any) -> str:
     if isinstance(column, np.ndarray):
         kind = column.dtype.kind
         if kind == "c":
-            raise ValueError("Complex data not supported; got a complex column.")
+            raise ValueError(
+                "Complex data not supported; got a complex column. Split it into "
+                "two numeric columns (its .real and .imag) or drop it."
+            )
         return {
             "b": "boolean",
             "i": "numeric",
@@ -270,7 +273,9 @@ def column_family(column: Any) -> str:
         return "datetime"
     if types.is_complex_dtype(dtype):
         raise ValueError(
-            f"Complex data not supported; column {column.name!r} is {dtype}."
+            f"Complex data not supported; column {column.name!r} is {dtype}. Split "
+            "it into two numeric columns (its .real and .imag, or its abs() and "
+            "angle) or drop it."
         )
     if types.is_numeric_dtype(dtype) or types.is_timedelta64_dtype(dtype):
         return "numeric"

@@ -662,3 +662,12 @@ def test_gathered_dates_keep_their_unit_and_missing_rows_are_nat(unit):
     rows = gather(uniques, np.array([1, -1, 0]))
     assert rows.dtype == uniques.dtype
     assert rows[0] == uniques[1] and np.isnat(rows[1]) and rows[2] == uniques[0]
+
+
+def test_a_complex_column_is_refused_with_what_to_do_before_any_work():
+    df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "c": np.array([1 + 2j, 3j, 1.0])})
+    fix = r"column 'c' is complex128\. Split it .*\.real and \.imag"
+    with pytest.raises(ValueError, match=fix):
+        TableVectorizer().fit(df)
+    with pytest.raises(ValueError, match=r"array of complex128\. Pass real numbers"):
+        TableVectorizer().fit(df.to_numpy())
