@@ -231,6 +231,13 @@ def _polars_family(dtype: Any) -> str:
     return "object"
 
 
+# What to do with a complex column, in its error.
+_SPLIT_COMPLEX = (
+    "Split it into two numeric columns (its .real and .imag, or its abs() and "
+    "angle) or drop it."
+)
+
+
 def column_family(column: Any) -> str:
     """How a column is stored, as one of ``autocat._column_kinds.FAMILIES``.
 
@@ -249,8 +256,7 @@ def column_family(column: Any) -> str:
         kind = column.dtype.kind
         if kind == "c":
             raise ValueError(
-                "Complex data not supported; got a complex column. Split it into "
-                "two numeric columns (its .real and .imag) or drop it."
+                f"Complex data not supported; got a complex column. {_SPLIT_COMPLEX}"
             )
         return {
             "b": "boolean",
@@ -273,9 +279,8 @@ def column_family(column: Any) -> str:
         return "datetime"
     if types.is_complex_dtype(dtype):
         raise ValueError(
-            f"Complex data not supported; column {column.name!r} is {dtype}. Split "
-            "it into two numeric columns (its .real and .imag, or its abs() and "
-            "angle) or drop it."
+            f"Complex data not supported; column {column.name!r} is {dtype}. "
+            f"{_SPLIT_COMPLEX}"
         )
     if types.is_numeric_dtype(dtype) or types.is_timedelta64_dtype(dtype):
         return "numeric"

@@ -260,8 +260,9 @@ def rescue_seconds(
     search keeps the rest). The need is the fallback's fit on
     :data:`FALLBACK_ROWS` rows (``fallback_s``, one thread) scaled linearly to
     the rows and to ``threads``, with the smaller fits on the way to all rows
-    (:func:`rescue_model` grows the rows geometrically, so they add up to a
-    third of the last), and margined: an overestimate, since a fit on
+    (:func:`rescue_model` grows the rows geometrically, so they add at least a
+    third of the last: exactly a third when all rows are a power of 4 times
+    :data:`FALLBACK_ROWS`), and margined: an overestimate, since a fit on
     a thousand rows is mostly fixed costs, so a table whose trials could finish
     keeps its search.
 
@@ -277,7 +278,7 @@ def rescue_seconds(
     need = REFIT_MARGIN * fallback_s * n_rows / FALLBACK_ROWS
     need /= thread_speedup(max(1, threads))
     # the rows grow geometrically up to all of them: the fits before the last
-    # cost up to 1 / (growth - 1) of it
+    # cost at least 1 / (growth - 1) of it
     need *= _RESCUE_GROWTH / (_RESCUE_GROWTH - 1)
     return min(max(RESCUE_SHARE * time_budget, need), RESCUE_MAX_SHARE * time_budget)
 
