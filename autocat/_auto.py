@@ -291,7 +291,11 @@ def auto_fit(
     ``leaderboard_``); with
     ``target_transform='auto'``, on a skewed regression target of values >= 0
     (prices, counts), one trial measures whether XGBoost learns it better on
-    the log scale (``target_transform`` in ``leaderboard_``). Each trial is
+    the log scale (``target_transform`` in ``leaderboard_``); on a regression,
+    the second trial is a ridge regression on the first one's encoding
+    (``learner='linear'`` in ``leaderboard_``), a candidate of the ensemble
+    that extrapolates trends the trees cannot (``pipeline_`` and
+    ``best_params_`` stay the best XGBoost trial's). Each trial is
     scored honestly: on every fold, XGBoost's number of trees is chosen by early
     stopping on part of the fold's training rows, and the validation rows are
     only scored. The finished trials' out-of-fold predictions are combined by

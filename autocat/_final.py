@@ -421,6 +421,9 @@ def final_model(
                              (fit_rows, encoded_rows))  # fmt: skip
 
     order = [int(i) for i in np.argsort(-weights, kind="stable") if weights[i] > 0]
+    # a linear member is built last: it costs little, and the time reserved for
+    # the final model is for the best XGBoost trial
+    order.sort(key=lambda i: records[i].learner != "xgboost")
     estimators: list[Any] = []
     members: list[dict[str, Any]] = []
     best_pipeline = None
@@ -718,6 +721,9 @@ def _refit(
         smearing = {}
         if recipe.target_transform == "log":  # the fold models' honest factor
             smearing["smearing"] = float(np.mean([m.smearing_ for m in record.models]))
+        if recipe.learner != "xgboost":
+            model = recipe.build_model().fit(encoded, training.y)
+            return Pipeline([("vectorizer", vectorizer), ("model", model)])
         model = recipe.build_model(
             n_estimators=record.n_estimators, callbacks=[guard], **smearing
         )

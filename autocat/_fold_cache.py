@@ -8,10 +8,16 @@ import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from autocat._search_space import SEARCH_SPACE
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["EncodingCache"]
+    from autocat._recipe import Recipe
+
+__all__ = ["MAX_COMPONENTS", "EncodingCache", "nested_minhash_columns"]
 
 
 class EncodingCache:
@@ -106,3 +112,46 @@ def _nbytes(X: Any) -> int:
     if hasattr(X, "data") and hasattr(X, "indices"):  # scipy sparse
         return int(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes)
     return int(getattr(X, "nbytes", 0))
+
+
+# The largest encoder dimension of the search space: min-hash trials encode at it.
+MAX_COMPONENTS = max(
+    max(getattr(spec.distribution, "choices", ()) or (0,))
+    for spec in SEARCH_SPACE
+    if spec.name == "n_components"
+)
+
+
+def nested_minhash_columns(vectorizer: Any, recipe: Recipe) -> Any:
+    """Return ``d -> columns`` selecting a smaller min-hash from a wide encoding.
+
+    Only for min-hash recipes (``None`` otherwise). The blocks cut are those of
+    the columns encoded by a :class:`MinHashEncoder` of the wide dimension (high
+    cardinality, and free text when it is min-hashed too): coordinate ``j`` of a
+    min-hash is the same for every dimension above ``j``.
+    """
+    if recipe.encoder != "minhash":
+        return None
+    from autocat._minhash import MinHashEncoder
+
+    blocks = []
+    position = 0
+    for column, outputs in vectorizer.input_to_outputs_.items():
+        width = len(outputs)
+        encoder = vectorizer.transformers_.get(column)
+        minhash = (
+            isinstance(encoder, MinHashEncoder)
+            and not encoder.minmax
+            and encoder.n_components == width == MAX_COMPONENTS
+        )
+        blocks.append((position, width, minhash))
+        position += width
+
+    def columns(d: int) -> np.ndarray:
+        keep = [
+            np.arange(start, start + (min(d, width) if minhash else width))
+            for start, width, minhash in blocks
+        ]
+        return np.concatenate(keep) if keep else np.array([], dtype=np.int64)
+
+    return columns

@@ -13,6 +13,7 @@ import xgboost
 from sklearn.pipeline import Pipeline
 from xgboost import XGBClassifier, XGBRegressor
 
+from autocat._linear import LinearRegressor
 from autocat._log_target import TARGET_TRANSFORMS, LogTargetRegressor
 
 __all__ = [
@@ -32,6 +33,8 @@ TASKS: tuple[str, ...] = ("regression", "binary", "multiclass")
 ENCODERS: tuple[str, ...] = ("minhash", "gamma_poisson", "target", "text")
 #: Encoders of free-text columns: the TextEncoder, or min-hash as other columns.
 TEXT_ENCODERS: tuple[str, ...] = ("minhash", "text")
+#: The models a recipe may end with.
+LEARNERS: tuple[str, ...] = ("xgboost", "linear")
 #: The analyzers of :class:`~autocat.TextEncoder`.
 TEXT_ANALYZERS: tuple[str, ...] = ("both", "word", "char")
 # Task -> TargetEncoder's target_type.
@@ -240,6 +243,13 @@ class Recipe:
         predicts on ``y``'s scale (:class:`~autocat._log_target.LogTargetRegressor`,
         for targets of values >= 0); ``auto_fit`` measures it on skewed targets.
         Listed by :meth:`params` only when set.
+    learner : {'xgboost', 'linear'}, default='xgboost'
+        The model after the vectorizer: XGBoost, or (regression only) a ridge
+        regression on the standardised encodings
+        (:class:`~autocat._linear.LinearRegressor`), which ignores
+        ``xgb_params``. ``auto_fit`` adds one linear trial to a regression's
+        search as a candidate of its ensemble. Listed by :meth:`params` only
+        when set, and then without XGBoost's parameters.
     specific_transformers : dict, default=None
         Per-column overrides given to the vectorizer unchanged (see
         :class:`~autocat.TableVectorizer`); not a searched parameter.
@@ -298,6 +308,7 @@ class Recipe:
         text_analyzer: str = "both",
         drop_unique_text: bool = False,
         target_transform: str = "none",
+        learner: str = "xgboost",
         specific_transformers: dict[str, Any] | None = None,
         random_state: int = 0,
         n_jobs: int = 1,
@@ -343,6 +354,18 @@ class Recipe:
                 f"task is {self.task!r}."
             )
         self.target_transform = target_transform
+        if learner not in LEARNERS:
+            raise ValueError(
+                f"learner must be one of {list(LEARNERS)}, got {learner!r}."
+            )
+        if learner == "linear" and (
+            self.task != "regression" or target_transform != "none"
+        ):
+            raise ValueError(
+                "learner='linear' is for regression on the target itself; got "
+                f"task={self.task!r}, target_transform={target_transform!r}."
+            )
+        self.learner = learner
         self.specific_transformers = (
             None if specific_transformers is None else dict(specific_transformers)
         )
@@ -407,6 +430,9 @@ class Recipe:
             out["drop_unique_text"] = True
         if self.target_transform != "none":
             out["target_transform"] = self.target_transform
+        if self.learner != "xgboost":
+            out["learner"] = self.learner
+            return out
         out.update(self.xgb_params)
         return out
 
@@ -492,14 +518,16 @@ class Recipe:
             random_state=self.random_state,
         )
 
-    def build_model(self, **overrides: Any) -> XGBRegressor | XGBClassifier:
+    def build_model(self, **overrides: Any) -> Any:
         """Return the unfitted XGBoost estimator of this recipe.
 
         Parameters
         ----------
         **overrides
             XGBoost parameters that take precedence (e.g. ``n_estimators`` or
-            ``early_stopping_rounds`` during the search).
+            ``early_stopping_rounds`` during the search); ignored by
+            ``learner='linear'``, whose model is a
+            :class:`~autocat._linear.LinearRegressor`.
 
         Returns
         -------
@@ -508,6 +536,8 @@ class Recipe:
             a ``LogTargetRegressor`` (an ``XGBRegressor``) with
             ``target_transform='log'``.
         """
+        if self.learner == "linear":
+            return LinearRegressor(random_state=self.random_state)
         params: dict[str, Any] = {"tree_method": "hist"}
         params.update(self.xgb_params)
         params.update(random_state=self.random_state, n_jobs=self.n_jobs)

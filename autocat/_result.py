@@ -414,10 +414,16 @@ class AutoResult:
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
             for k, v in self.best_params_.items()
         )
-        best = self.leaderboard_["score"].max() if self.n_trials_ else math.nan
+        board = self.leaderboard_
+        best = board["score"].max() if self.n_trials_ else math.nan
+        linear = (
+            set(board.loc[board["learner"] == "linear", "trial"])
+            if "learner" in board
+            else set()
+        )
         if len(self.ensemble_) > 1:
             parts = ", ".join(
-                f"#{t} ({w:.2f}, {fit})"
+                f"#{t}{' linear' if t in linear else ''} ({w:.2f}, {fit})"
                 for t, w, fit in self.ensemble_[["trial", "weight", "fit"]].itertuples(
                     index=False
                 )

@@ -21,10 +21,9 @@ import optuna
 import xgboost
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
-from autocat._fold_cache import EncodingCache
-from autocat._recipe import Recipe, xgboost_threads
+from autocat._fold_cache import MAX_COMPONENTS, EncodingCache, nested_minhash_columns
+from autocat._recipe import VECTORIZER_PARAMS, Recipe, xgboost_threads
 from autocat._sampler import REPEATS
-from autocat._search_space import SEARCH_SPACE
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -257,6 +256,9 @@ class TrialRecord:
     target_transform : {'none', 'log'}
         What XGBoost learnt: the target, or its log (see
         :mod:`autocat._log_target`); not one of the sampler's ``params``.
+    learner : {'xgboost', 'linear'}
+        The model after the vectorizer (see :class:`~autocat._linear.LinearTrial`);
+        not one of the sampler's ``params``.
     capped : bool
         Whether the time budget stopped the boosting of the trial's one fold
         (the first): its model then has the trees early stopping chose among
@@ -278,10 +280,19 @@ class TrialRecord:
     vectorizers: list[Any] = field(default_factory=list)
     target_transform: str = "none"
     capped: bool = False
+    learner: str = "xgboost"
 
     @property
     def recipe_params(self) -> dict[str, Any]:
-        """``params`` plus the target transform, as ``Recipe`` takes them."""
+        """``params`` plus the target transform and learner, as ``Recipe`` takes them.
+
+        A linear trial's recipe keeps only the vectorizer's parameters.
+        """
+        if self.learner != "xgboost":
+            vectorizer = {
+                k: v for k, v in self.params.items() if k in VECTORIZER_PARAMS
+            }
+            return {**vectorizer, "learner": self.learner}
         if self.target_transform == "none":
             return self.params
         return {**self.params, "target_transform": self.target_transform}
@@ -502,7 +513,7 @@ class TrialRunner:
         self.cache.unique_text.setdefault(
             fold, tuple((c, kinds[c]) for c in vectorizer.near_unique_text_)
         )
-        nested = _nested_minhash_columns(vectorizer, recipe)
+        nested = nested_minhash_columns(vectorizer, recipe)
         fitted.append(vectorizer)
         return X_train, (X_valid, nested, weakref.ref(vectorizer))
 
@@ -553,7 +564,7 @@ class TrialRunner:
         """
         if self.nested(recipe):
             # Encode at the largest dimension once; smaller ones are its columns.
-            wide = self.recipe({**recipe.params(), "n_components": _MAX_COMPONENTS})
+            wide = self.recipe({**recipe.params(), "n_components": MAX_COMPONENTS})
         else:
             wide = recipe
         key = self._key(wide, fold)
@@ -589,20 +600,22 @@ class TrialRunner:
         params: dict[str, Any],
         threads: int | None = None,
         target_transform: str = "none",
+        learner: str = "xgboost",
     ) -> TrialRecord:
         """Score ``params`` on every fold; raise BudgetExhausted if cut.
 
         ``threads`` (default: the search's per-trial threads) is what the trial's
         encoders and XGBoost use, e.g. all of them for a trial that runs alone on
         a large table. ``target_transform`` is what XGBoost learns (the target,
-        or its log).
+        or its log); ``learner='linear'`` fits a ridge regression on the
+        encoding of ``params`` instead of XGBoost.
         """
         threads = self.xgb_threads if threads is None else threads
         # XGBoost sizes some parallel regions by its global thread count (every
         # core by default), not by the model's n_jobs: capped here, a trial of
         # one thread starts no OpenMP team (see ``xgboost_threads``).
         with xgboost_threads(threads):
-            return self._run(trial, params, threads, target_transform)
+            return self._run(trial, params, threads, target_transform, learner)
 
     def _run(
         self,
@@ -610,6 +623,7 @@ class TrialRunner:
         params: dict[str, Any],
         threads: int,
         target_transform: str,
+        learner: str = "xgboost",
     ) -> TrialRecord:
         number = -1 if trial is None else trial.number
         record = TrialRecord(
@@ -617,6 +631,7 @@ class TrialRunner:
             params=dict(params),
             threads=threads,
             target_transform=target_transform,
+            learner=learner,
         )
         recipe = self.recipe(record.recipe_params, threads)
         try:
@@ -640,6 +655,11 @@ class TrialRunner:
                     self.encoded_fold(recipe, fold)
                 )
             train, valid = self.splits[fold]
+            if record.learner == "linear":
+                self._linear_fold(recipe, record, fold, X_train, X_valid, vectorizer)
+                self._fold_done(record, encode_s, own_encode_s)
+                fold += 1
+                continue
             fit, stop = self.inner[fold]
             fit_start = time.perf_counter()
             guard = BudgetCallback(self.budget)
@@ -674,17 +694,8 @@ class TrialRunner:
             record.boost_seconds.append(time.perf_counter() - fit_start)
             record.boosted_rounds.append(model.get_booster().num_boosted_rounds())
             model.set_params(callbacks=None)
-            predictions = task_predictions(model, X_valid, self.task)
-            score = float(self.scorer(model, X_valid, self.y[valid]))
-            if record.oof is None:
-                shape = (len(self.y),) if self.task == "regression" else (
-                    len(self.y), self.n_classes)  # fmt: skip
-                record.oof = np.full(shape, np.nan, dtype=np.float32)
-            record.oof[valid] = predictions
-            record.fold_scores.append(score)
+            self._scored(record, model, X_valid, valid, vectorizer)
             record.rounds.append(int(model.best_iteration) + 1)
-            record.models.append(model)
-            record.vectorizers.append(vectorizer)
             # The cost of the fold from scratch (its encoding even if cached).
             record.fold_seconds.append(time.perf_counter() - fit_start + encode_s)
             record.nested_savings.append(encode_s - own_encode_s)
@@ -701,6 +712,51 @@ class TrialRunner:
                 # the search's per-trial threads.
                 slowdown = thread_speedup(threads / self.xgb_threads)
                 self.maybe_switch_to_holdout(record.fold_seconds[0] * slowdown)
+
+    def _scored(
+        self,
+        record: TrialRecord,
+        model: Any,
+        X_valid: Any,
+        valid: np.ndarray,
+        vectorizer: Any,
+    ) -> None:
+        """Score a fold's model on its validation rows into ``record``."""
+        predictions = task_predictions(model, X_valid, self.task)
+        score = float(self.scorer(model, X_valid, self.y[valid]))
+        if record.oof is None:
+            shape = (len(self.y),) if self.task == "regression" else (
+                len(self.y), self.n_classes)  # fmt: skip
+            record.oof = np.full(shape, np.nan, dtype=np.float32)
+        record.oof[valid] = predictions
+        record.fold_scores.append(score)
+        record.models.append(model)
+        record.vectorizers.append(vectorizer)
+
+    def _linear_fold(
+        self,
+        recipe: Recipe,
+        record: TrialRecord,
+        fold: int,
+        X_train: Any,
+        X_valid: Any,
+        vectorizer: Any,
+    ) -> None:
+        """Fit a linear trial's fold on all its training rows (none stop early)."""
+        train, valid = self.splits[fold]
+        start = time.perf_counter()
+        model = recipe.build_model().fit(X_train, self.y[train])
+        seconds = time.perf_counter() - start
+        self._scored(record, model, X_valid, valid, vectorizer)
+        record.rounds.append(1)
+        record.boosted_rounds.append(1)
+        record.boost_seconds.append(seconds)
+        record.fold_seconds.append(seconds)
+
+    @staticmethod
+    def _fold_done(record: TrialRecord, encode_s: float, own_encode_s: float) -> None:
+        record.fold_seconds[-1] += encode_s
+        record.nested_savings.append(encode_s - own_encode_s)
 
     # -- protocol ---------------------------------------------------------------
     def maybe_switch_to_holdout(self, fold_seconds: float) -> None:
@@ -722,46 +778,3 @@ class TrialRunner:
             self.n_folds = 1
 
     switch: tuple[int, float] | None = None
-
-
-# The largest encoder dimension of the search space: min-hash trials encode at it.
-_MAX_COMPONENTS = max(
-    max(getattr(spec.distribution, "choices", ()) or (0,))
-    for spec in SEARCH_SPACE
-    if spec.name == "n_components"
-)
-
-
-def _nested_minhash_columns(vectorizer: Any, recipe: Recipe) -> Any:
-    """Return ``d -> columns`` selecting a smaller min-hash from a wide encoding.
-
-    Only for min-hash recipes (``None`` otherwise). The blocks cut are those of
-    the columns encoded by a :class:`MinHashEncoder` of the wide dimension (high
-    cardinality, and free text when it is min-hashed too): coordinate ``j`` of a
-    min-hash is the same for every dimension above ``j``.
-    """
-    if recipe.encoder != "minhash":
-        return None
-    from autocat._minhash import MinHashEncoder
-
-    blocks = []
-    position = 0
-    for column, outputs in vectorizer.input_to_outputs_.items():
-        width = len(outputs)
-        encoder = vectorizer.transformers_.get(column)
-        minhash = (
-            isinstance(encoder, MinHashEncoder)
-            and not encoder.minmax
-            and encoder.n_components == width == _MAX_COMPONENTS
-        )
-        blocks.append((position, width, minhash))
-        position += width
-
-    def columns(d: int) -> np.ndarray:
-        keep = [
-            np.arange(start, start + (min(d, width) if minhash else width))
-            for start, width, minhash in blocks
-        ]
-        return np.concatenate(keep) if keep else np.array([], dtype=np.int64)
-
-    return columns

@@ -44,8 +44,10 @@ import optuna
 from optuna.trial import TrialState
 
 from autocat._budget import Budget, BudgetExhausted, FirstResultDeadline
+from autocat._linear import LinearTrial
 from autocat._log_target import LogTargetTrial
 from autocat._portfolio_order import faster_first, still_learning
+from autocat._recipe import VECTORIZER_PARAMS
 from autocat._sampler import RepeatBlindTPESampler
 from autocat._search_space import SEARCH_SPACE, default_params, suggest_params
 from autocat._storage import make_storage
@@ -268,8 +270,10 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
     Columns: ``trial``, ``state``, ``score`` (the mean validation score of a
     complete trial; NaN for others), ``score_std`` (its standard deviation over
     folds), ``duration_s``, the recipe parameters in search-space order
-    (``encoder``, ``n_components``, ...), ``target_transform`` (only when some
-    trial learnt a log target), ``n_estimators`` and ``stopped_by``.
+    (``encoder``, ``n_components``, ...; a linear trial's XGBoost parameters
+    are missing), ``target_transform`` (only when some trial learnt a log
+    target), ``learner`` (only when a linear trial ran: ``'xgboost'`` or
+    ``'linear'``), ``n_estimators`` and ``stopped_by``.
     Complete trials come first by score, then pruned ones.
     """
     import pandas as pd
@@ -296,7 +300,17 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
             "score_std": float(np.std(folds)) if len(folds) > 1 else math.nan,
             "duration_s": duration,
         }
-        row.update({name: trial.params.get(name) for name in names})
+        learner = trial.user_attrs.get(LinearTrial.name, "xgboost")
+        row.update(
+            {
+                name: trial.params.get(name)
+                # a linear trial's XGBoost parameters are its base's, unused
+                if learner == "xgboost" or name in VECTORIZER_PARAMS
+                else None
+                for name in names
+            }
+        )
+        row[LinearTrial.name] = learner
         row[_TARGET_TRANSFORM] = trial.user_attrs.get(_TARGET_TRANSFORM, "none")
         row["n_estimators"] = trial.user_attrs.get(_N_ESTIMATORS)
         row["stopped_by"] = trial.user_attrs.get(_STOPPED)
@@ -321,6 +335,9 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
     frame["n_estimators"] = frame["n_estimators"].astype("Int64")
     if (frame[_TARGET_TRANSFORM] != "none").any():  # a log target was measured
         columns.insert(columns.index("n_estimators"), _TARGET_TRANSFORM)
+    if (frame[LinearTrial.name] != "xgboost").any():  # a linear trial ran
+        columns.insert(columns.index("n_estimators"), LinearTrial.name)
+        frame.loc[frame[LinearTrial.name] != "xgboost", "n_estimators"] = pd.NA
     return frame[columns].reset_index(drop=True)
 
 
@@ -505,6 +522,8 @@ def tune(
     unique_text = UniqueTextTrial(cache, y, scorer, task)
     # The log target is measured on the best of the portfolio's configurations.
     log_target = LogTargetTrial(y, scorer, task, target_transform, after=len(queue))
+    # A linear model on the first configuration's encoding, for the ensemble.
+    linear = LinearTrial(task, queue)
 
     budget = Budget(deadline)
     first_result = (
@@ -532,9 +551,13 @@ def tune(
         search.switch = (parallel, float(time_budget))
 
     def run(
-        trial: optuna.Trial, params: dict[str, Any], threads: int, transform: str
+        trial: optuna.Trial,
+        params: dict[str, Any],
+        threads: int,
+        transform: str,
+        learner: str,
     ) -> TrialRecord:
-        record = search.run(trial, params, threads, transform)
+        record = search.run(trial, params, threads, transform, learner)
         # The first finished trial: those in flight may run to the deadline
         # (less the final model's reserve, set after their batch).
         first_result.arrived()
@@ -564,48 +587,64 @@ def tune(
             for _ in range(size):
                 if queue:
                     entry = queue.pop(0)
-                    marked = log_target.enqueue_attrs(entry)
+                    marked = linear.enqueue_attrs(entry) or log_target.enqueue_attrs(
+                        entry
+                    )
                     if marked is None:
                         study.enqueue_trial(entry, skip_if_exists=True)
                     else:
                         study.enqueue_trial(entry, user_attrs=marked)
-                trials.append(study.ask())
+                    trials.append(study.ask())
+                    linear.asked(entry, trials[-1].number)
+                else:
+                    trials.append(study.ask())
             skip = unique_text.skip()
             suggested = [suggest_params(trial, skip=skip) for trial in trials]
-        transforms = []
+        transforms, learners = [], []
         for trial, params in zip(trials, suggested, strict=True):
             unique_text.asked(trial.number, params)
+            learner = linear.learner(trial.number, trial.user_attrs)
             # a trial that repeats another to measure something keeps the
-            # target transform of the trial it repeats
+            # target transform of the trial it repeats; a linear one learns y
             repeats = unique_text.base if unique_text.number == trial.number else None
-            transform = log_target.transform(trial.number, trial.user_attrs, repeats)
+            transform = "none"
+            if learner == "xgboost":
+                transform = log_target.transform(
+                    trial.number, trial.user_attrs, repeats
+                )
             if transform != "none":
                 trial.set_user_attr(log_target.name, transform)
             transforms.append(transform)
+            learners.append(learner)
         asked += size
         context = contextvars.copy_context()
         return [
-            (trial, pool.submit(_run_in, context.copy(), run, trial, p, threads, t))
-            for trial, p, t in zip(trials, suggested, transforms, strict=True)
+            (trial, pool.submit(_run_in, context.copy(), run, trial, p, threads, t, m))
+            for trial, p, t, m in zip(
+                trials, suggested, transforms, learners, strict=True
+            )
         ]
 
     def tell(trial: optuna.Trial, outcome: Any) -> None:
         nonlocal n_cut, interrupted, stopped, partial
         frozen, record = _tell(study, trial, outcome)
-        unique_text.told(trial.number, record, queue)
-        log_target.told(trial.number, record)
+        candidate_only = linear.told(trial.number, record)  # for the ensemble
+        if not candidate_only:
+            unique_text.told(trial.number, record, queue)
+            log_target.told(trial.number, record)
         if record is not None:
-            if still_learning(record):
+            if still_learning(record) and not candidate_only:
                 faster_first(queue, portfolio_entries, record)
-            records.append(record)
-            records.sort(key=lambda r: (-r.score, r.number))
-            del records[KEEP_TRIALS:]
-            for worse in records[KEEP_VECTORIZERS:]:
-                worse.release()
+            if not candidate_only:
+                records.append(record)
+                records.sort(key=lambda r: (-r.score, r.number))
+                del records[KEEP_TRIALS:]
+                for worse in records[KEEP_VECTORIZERS:]:
+                    worse.release()
             _log_trial(study, frozen, record)
         elif isinstance(outcome, BudgetExhausted):
             n_cut += 1
-            if isinstance(outcome, TrialCut):
+            if isinstance(outcome, TrialCut) and not candidate_only:
                 partial = better_cut(partial, outcome.record)
         elif not isinstance(outcome, optuna.TrialPruned):
             errors.append(outcome)
@@ -669,6 +708,8 @@ def tune(
         progress.close()
     if study.user_attrs.get("n_folds") is None:
         study.set_user_attr("n_folds", search.n_folds)
+    if linear.record is not None:  # last: never the best trial
+        records.append(linear.record)
     return _outcome(study, records, search, cache, interrupted, errors, n_cut, partial)
 
 

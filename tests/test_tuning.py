@@ -16,10 +16,10 @@ from sklearn.pipeline import Pipeline
 from autocat import GammaPoissonEncoder, TableVectorizer
 from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._final import final_reserve
+from autocat._fold_cache import MAX_COMPONENTS
 from autocat._recipe import Recipe
 from autocat._search_space import default_params
 from autocat._trials import (
-    _MAX_COMPONENTS,
     PRUNE_EVERY,
     EncodingCache,
     TrialRunner,
@@ -213,7 +213,7 @@ def test_a_nested_encoding_costs_its_share_of_the_wide_one(problem):
     # share of its columns; the record keeps the difference.
     runner = _runner(problem)
     wide, _, wide_seconds, own = runner.encoded(
-        Recipe(n_components=_MAX_COMPONENTS, cardinality_threshold=10), 0
+        Recipe(n_components=MAX_COMPONENTS, cardinality_threshold=10), 0
     )
     assert own == wide_seconds
     narrow, _, seconds, own = runner.encoded(
