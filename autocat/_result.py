@@ -431,7 +431,8 @@ class AutoResult:
             model = f"model: ensemble of {len(self.ensemble_)} trials: {parts}"
         elif len(self.ensemble_) == 1:
             row = self.ensemble_.iloc[0]
-            model = f"model: trial #{row['trial']} ({row['fit']})"
+            kind = " linear" if row["trial"] in linear else ""
+            model = f"model: trial #{row['trial']}{kind} ({row['fit']})"
         else:
             model = "model: the rescue recipe on a sample (no trial finished)"
         lines = [

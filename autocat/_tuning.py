@@ -178,7 +178,8 @@ class TuneOutcome:
     study : optuna.Study
         The study, with this call's trials and any others of a shared storage.
     best_trial : optuna.trial.FrozenTrial
-        The best complete trial.
+        The best complete trial (of XGBoost: the linear trial is only a
+        candidate of the ensemble).
     records : list of TrialRecord
         This call's best complete trials (at most :data:`KEEP_TRIALS`), best
         first, with their out-of-fold predictions and fold models.
@@ -778,7 +779,11 @@ def _outcome(
         if partial is not None:  # the folds it finished stay usable
             raise TrialCut(message, partial, study)
         raise BudgetExhausted(message)
-    best = max(done, key=lambda t: t.value if t.value is not None else -math.inf)
+    # the best XGBoost trial: a linear one is an ensemble candidate only
+    searched = [t for t in done if t.user_attrs.get(LinearTrial.name) != "linear"]
+    best = max(
+        searched or done, key=lambda t: t.value if t.value is not None else -math.inf
+    )
     return TuneOutcome(
         study=study,
         best_trial=best,

@@ -93,7 +93,9 @@ def trials_never_finish(monkeypatch):
 
     gave_up: list[float] = []
 
-    def never_finishes(self, trial, params, threads=None, target_transform="none"):
+    def never_finishes(
+        self, trial, params, threads=None, target_transform="none", learner="xgboost"
+    ):
         while not self.budget.exhausted():
             time.sleep(0.01)
         gave_up.append(time.monotonic())

@@ -355,7 +355,11 @@ def test_ensemble_false_returns_the_best_pipeline(regression):
                       show_progress=False)  # fmt: skip
     assert result.model_ is result.pipeline_
     assert len(result.ensemble_) == 1
-    assert result.ensemble_.loc[0, "trial"] == result.study_.best_trial.number
+    # the best XGBoost trial: a regression's linear trial is an ensemble candidate
+    board = result.leaderboard_
+    assert list(board["learner"]).count("linear") == 1
+    searched = board[board["learner"] == "xgboost"]
+    assert result.ensemble_.loc[0, "trial"] == searched["trial"].iloc[0]
 
 
 def test_summary_of_a_result_without_a_search_names_no_protocol(regression):

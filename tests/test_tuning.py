@@ -255,13 +255,20 @@ def test_tune_tries_the_portfolio_first(problem):
     ]
     outcome = _tune(problem, n_trials=3, portfolio=portfolio)
     trials = outcome.study.trials
-    # a table without near-unique text is never asked about dropping it
-    assert [t.params for t in trials[:2]] == [_without_text_flag(p) for p in portfolio]
+    # a table without near-unique text is never asked about dropping it; the
+    # second trial is the linear one, on the first configuration's encoding
+    assert [trials[0].params, trials[2].params] == [
+        _without_text_flag(p) for p in portfolio
+    ]
+    assert trials[1].params == trials[0].params
+    assert trials[1].user_attrs["learner"] == "linear"
     assert len(trials) == 3
     assert outcome.n_folds == 3
     best = outcome.records[0]
     assert outcome.best_trial.number == best.number
-    assert best.score == max(r.score for r in outcome.records)
+    # the best of XGBoost's trials; the linear one comes last, whatever its score
+    assert [r.learner for r in outcome.records] == ["xgboost", "xgboost", "linear"]
+    assert best.score == max(r.score for r in outcome.records[:2])
     attrs = outcome.best_trial.user_attrs
     assert attrs["n_estimators"] == best.n_estimators
     assert len(attrs["fold_scores"]) == 3
@@ -271,7 +278,8 @@ def test_n_jobs_does_not_change_the_trials(problem):
     runs = [_tune(problem, n_trials=5, n_jobs=n_jobs) for n_jobs in (1, 2, 64)]
     seen = [[(t.params, t.value) for t in run.study.trials] for run in runs]
     assert seen[0] == seen[1] == seen[2]
-    assert len({str(p) for p, _ in seen[0]}) == 5
+    # the second trial, the linear one, repeats the first one's parameters
+    assert len({str(p) for p, _ in seen[0]}) == 4
 
 
 class _PruneAfterTwoTrials(optuna.pruners.BasePruner):
@@ -607,10 +615,14 @@ def test_the_best_trials_keep_their_fold_vectorizers_for_their_fold_models(probl
         {**default_params("minhash"), "encoder": "target", "learning_rate": rate}
         for rate in (0.3, 0.2, 0.1, 0.05, 0.4)
     ]
-    outcome = _tune(problem, n_trials=5, portfolio=portfolio)
+    outcome = _tune(problem, n_trials=6, portfolio=portfolio)  # 5 and a linear one
     gc.collect()
-    best, worse = outcome.records[:KEEP_VECTORIZERS], outcome.records[KEEP_VECTORIZERS:]
+    xgboost = [r for r in outcome.records if r.learner == "xgboost"]
+    (linear,) = [r for r in outcome.records if r.learner == "linear"]
+    best, worse = xgboost[:KEEP_VECTORIZERS], xgboost[KEEP_VECTORIZERS:]
     assert worse and all(v is None for r in worse for v in r.vectorizers)
+    # the linear trial, an ensemble candidate, keeps its (the first trial's)
+    assert all(v is not None for v in linear.vectorizers)
     for record in best:
         assert len(record.vectorizers) == len(splits)
         assert all(v is not None for v in record.vectorizers)
