@@ -214,8 +214,8 @@ class LinearTrial:
     it is marked with a ``repeats`` user attribute, which keeps it out of the
     sampler's history (:class:`~autocat._sampler.RepeatBlindTPESampler`) and
     from pruning. It counts as one of ``n_trials``. Classification searches
-    have none: a logistic regression cost several times a trial's XGBoost
-    there, for no measured gain.
+    have none yet: a logistic regression helped on some tables and hurt on
+    others, and its fits cost as much as an XGBoost trial on small tables.
 
     :func:`~autocat._tuning.tune` creates it with the queue of configurations
     to try first, and calls :meth:`asked` and :meth:`enqueue_attrs` when it
