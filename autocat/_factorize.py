@@ -15,9 +15,10 @@ hash table, without a Python object per row. Every stage
 proportional to the rows (the hash tables, the remapping of codes and the row
 gather) runs on ``n_jobs`` threads over contiguous chunks of rows: each chunk is
 factorised alone, then the chunks' distinct values, in chunk order, are merged
-once. A value's first appearance overall is its first appearance in the first
-chunk that holds it, so codes and uniques are those of a serial factorisation,
-bit for bit, whatever ``n_jobs``.
+(Arrow strings on the threads too: :func:`_merge_dictionaries`). A value's first
+appearance overall is its first appearance in the first chunk that holds it, so
+codes and uniques are those of a serial factorisation, bit for bit, whatever
+``n_jobs``.
 """
 
 from __future__ import annotations
@@ -161,10 +162,15 @@ def _chunks(n: int, n_jobs: int | None) -> np.ndarray:
 def _run(function: Any, bounds: np.ndarray) -> list[Any]:
     """``[function(start, stop) for each chunk]``, on one thread per chunk."""
     pairs = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
-    if len(pairs) == 1:
-        return [function(*pairs[0])]
-    with ThreadPoolExecutor(len(pairs)) as pool:
-        return list(pool.map(lambda pair: function(*pair), pairs))
+    return _map(lambda pair: function(*pair), pairs)
+
+
+def _map(function: Any, items: list[Any]) -> list[Any]:
+    """``[function(item) for item in items]``, on one thread per item."""
+    if len(items) == 1:
+        return [function(items[0])]
+    with ThreadPoolExecutor(len(items)) as pool:
+        return list(pool.map(function, items))
 
 
 def _merge_chunks(
@@ -263,8 +269,9 @@ def _factorize_arrow(
     if len(dictionaries) == 1:
         uniques = dictionaries[0]
     else:
-        merged = pc.dictionary_encode(pa.concat_arrays(dictionaries))
-        mapping = merged.indices.to_numpy().astype(codes.dtype)
+        mapping, uniques = _merge_dictionaries(
+            pa.concat_arrays(dictionaries), len(dictionaries), codes.dtype
+        )
         offsets = np.concatenate([[0], np.cumsum([len(d) for d in dictionaries])])
 
         def remap(start: int, stop: int) -> None:
@@ -272,8 +279,54 @@ def _factorize_arrow(
             _remap(codes[start:stop], mapping[offsets[chunk] : offsets[chunk + 1]])
 
         _run(remap, bounds)
-        uniques = merged.dictionary
     return codes, pd.Index(pd.array(uniques, dtype=values.dtype))
+
+
+def _merge_dictionaries(
+    strings: Any, n_threads: int, dtype: Any
+) -> tuple[np.ndarray, Any]:
+    """Factorise the chunks' concatenated dictionaries on ``n_threads`` threads.
+
+    With many distinct values, the chunks' dictionaries together hold nearly as
+    many strings as the rows: merged by one hash table, they would make the
+    factorisation serial again. Each string goes to a partition by a hash of
+    its bytes; each partition is factorised alone (equal strings share one),
+    in the order of the concatenation; the distinct values are then ranked by
+    their first position in it, as one hash table would number them.
+
+    Returns the code of each of ``strings`` and the distinct strings.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(strings)
+    _, offsets, data = strings.buffers()
+    offset_type = np.int64 if str(strings.type) == "large_string" else np.int32
+    offsets = np.frombuffer(offsets, dtype=offset_type)[strings.offset :]
+    data = np.frombuffer(data or b"", dtype=np.uint8)
+    partition = np.empty(n, dtype=np.int64)
+    bounds = np.linspace(0, n, n_threads + 1).astype(np.int64)
+    _run(lambda a, b: _partitions(offsets, data, a, b, n_threads, partition), bounds)
+
+    def factorise(part: int) -> tuple[np.ndarray, np.ndarray, Any, np.ndarray]:
+        rows = np.flatnonzero(partition == part)
+        encoded = pc.dictionary_encode(strings.take(rows))
+        local = encoded.indices.to_numpy().astype(np.int64)
+        firsts = rows[_first_positions(local, len(encoded.dictionary))]
+        return rows, local, encoded.dictionary, firsts
+
+    parts = _map(factorise, list(range(n_threads)))
+    firsts = np.concatenate([p[3] for p in parts])
+    order = np.argsort(firsts, kind="stable")
+    rank = np.empty(len(order), dtype=dtype)
+    rank[order] = np.arange(len(order), dtype=dtype)
+    mapping = np.empty(n, dtype=dtype)
+    start = 0
+    for rows, local, dictionary, _ in parts:
+        mapping[rows] = rank[start + local]
+        start += len(dictionary)
+    uniques = pa.concat_arrays([p[2] for p in parts]).take(order)
+    return mapping, uniques
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -327,6 +380,27 @@ def _identity_codes(pointers, codes):  # pragma: no cover - compiled
                     keys[slot] = old_keys[j]
                     ranks[slot] = old_ranks[j]
     return first_rows[:n_distinct]
+
+
+@njit(cache=True, nogil=True)
+def _partitions(offsets, data, start, stop, n_partitions, out):  # pragma: no cover
+    """Write in ``out`` the partition of strings ``start:stop`` (FNV-1a of bytes)."""
+    for i in range(start, stop):
+        h = np.uint64(0xCBF29CE484222325)
+        for j in range(offsets[i], offsets[i + 1]):
+            h = (h ^ np.uint64(data[j])) * np.uint64(0x100000001B3)
+        h ^= h >> np.uint64(29)
+        out[i] = np.int64(h % np.uint64(n_partitions))
+
+
+@njit(cache=True, nogil=True)
+def _first_positions(codes, n_codes):  # pragma: no cover - compiled
+    """Return the position of each code's first appearance in ``codes``."""
+    first = np.full(n_codes, -1, dtype=np.int64)
+    for i in range(codes.shape[0]):
+        if first[codes[i]] < 0:
+            first[codes[i]] = i
+    return first
 
 
 @njit(cache=True, nogil=True)

@@ -101,6 +101,38 @@ def test_threads_over_chunks_give_pandas_result(rng, small_chunks, dtype, n_jobs
         assert uniques.dtype == expected_uniques.dtype
 
 
+@pytest.mark.parametrize("large", [False, True])
+@pytest.mark.parametrize("n_jobs", [2, 8])
+def test_chunk_dictionaries_merge_on_threads_to_pandas_result(
+    rng, small_chunks, large, n_jobs
+):
+    # most values distinct, so the chunks' dictionaries are nearly as long as
+    # the rows and are merged by partitions of their hashes; non-ASCII bytes,
+    # the empty string, missing values, 32- and 64-bit offsets, and a slice
+    # whose Arrow array starts past its buffers' first value
+    import pyarrow as pa
+
+    pool = [f"{prefix}{i}" for i in range(300) for prefix in ("é", "日本", "x")]
+    values = [pool[j] for j in rng.integers(0, len(pool), size=1_200)]
+    values[5:9] = ["", None, "", "é0"]
+    dtype = pd.ArrowDtype(pa.large_string()) if large else "str"
+    series = pd.Series(values, dtype=dtype).iloc[3:]
+    expected_codes, expected_uniques = pd.factorize(
+        series.astype(object), use_na_sentinel=True
+    )
+    codes, uniques = factorize_values(series, n_jobs=n_jobs)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert list(uniques) == list(expected_uniques)
+    assert uniques.dtype == series.dtype
+
+
+def test_two_distinct_values_leave_most_merge_partitions_empty(small_chunks):
+    series = pd.Series(["b", "a"] * 200, dtype="str")
+    codes, uniques = factorize_values(series, n_jobs=8)
+    np.testing.assert_array_equal(codes, [0, 1] * 200)
+    assert list(uniques) == ["b", "a"]
+
+
 def test_every_row_distinct_object_threads(rng, small_chunks):
     # distinct objects everywhere (no identity shortcut) and a missing first row
     values = np.array(
