@@ -3,12 +3,13 @@
 Question (2026-11): the budget used to break on many cores and long string
 columns (a 30 s call ran 252 s on 16 cores and returned 1 tree of 997). The search
 now cuts trials in flight, reserves time for the final model and falls back to
-fold models. This script checks the promise on three table shapes (a small one,
-a wide one with long product-name columns, a 60,000-row one), three budgets and
-three thread counts (asking for more threads than cores is allowed: the search
-caps them), and prints for each call its elapsed time over the budget, the number
-of trials, the protocol, how the members were fit and the smallest and largest
-tree count of the returned model's boosters.
+fold models. This script checks the promise on four tables (a small one, a wide
+one with long product-name columns, a 60,000-row one, the small one's target cut
+into three classes), three budgets and three thread counts (asking for more
+threads than cores is allowed: the search caps them), and prints for each call
+its elapsed time over the budget, the number of trials, the protocol, how the
+members were fit and the smallest and largest tree count of the returned model's
+boosters (a linear member has none).
 
     python tests/benchmarks/bench_budget.py                  # 5, 15 and 60 s
     python tests/benchmarks/bench_budget.py --budgets 5 15 --jobs 1 2 8
@@ -67,13 +68,26 @@ def large_table(rng: np.random.Generator) -> tuple[pd.DataFrame, str]:
     return frame, "salary"
 
 
-TABLES = {"small": small_table, "wide": wide_table, "60k": large_table}
+def classes_table(rng: np.random.Generator) -> tuple[pd.DataFrame, str]:
+    frame, target = small_table(rng)
+    frame["pay"] = pd.qcut(frame.pop(target), 3, labels=["low", "middle", "high"])
+    return frame, "pay"
+
+
+TABLES = {
+    "small": small_table,
+    "wide": wide_table,
+    "60k": large_table,
+    "class": classes_table,
+}
 
 
 def boosters(model) -> list:
+    """The XGBoost models of ``model`` (a linear member has none)."""
     if isinstance(model, EnsembleModel):
         return [b for member in model.members_ for b in boosters(member)]
-    return [model.named_steps["model"]]
+    learner = model.named_steps["model"]
+    return [learner] if hasattr(learner, "get_booster") else []
 
 
 def main() -> None:
@@ -105,6 +119,7 @@ def main() -> None:
                 n_ok += ok
                 n_all += 1
                 fits = ",".join(sorted(set(result.ensemble_["fit"]))) or "fallback"
+                trees = trees or [0]
                 protocol = (
                     "holdout" if result.n_folds_ == 1 else f"{result.n_folds_}-fold"
                 )
