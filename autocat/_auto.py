@@ -291,18 +291,19 @@ def auto_fit(
     ``leaderboard_``); with
     ``target_transform='auto'``, on a skewed regression target of values >= 0
     (prices, counts), one trial measures whether XGBoost learns it better on
-    the log scale (``target_transform`` in ``leaderboard_``); on a regression,
-    the second trial is a ridge regression on the first one's encoding
-    (``learner='linear'`` in ``leaderboard_``), a candidate of the ensemble
-    that extrapolates trends the trees cannot (``pipeline_`` and
-    ``best_params_`` stay the best XGBoost trial's). Each trial is
-    scored honestly: on every fold, XGBoost's number of trees is chosen by early
-    stopping on part of the fold's training rows, and the validation rows are
-    only scored. The finished trials' out-of-fold predictions are combined by
-    greedy ensemble selection (Caruana et al., 2004), and each member is refit on
-    all rows when the budget allows it, otherwise its fold models are averaged
-    (for the first member, only its first fold's model when the budget allows no
-    more).
+    the log scale (``target_transform`` in ``leaderboard_``). The second trial
+    is a ridge regression on the first one's encoding (of the class
+    indicators, with softmax probabilities, for classes; ``learner='linear'``
+    in ``leaderboard_``), a candidate of the ensemble that extrapolates trends
+    and adds up many small effects, where trees need many splits
+    (``pipeline_`` and ``best_params_`` stay the best XGBoost trial's). Each
+    trial is scored honestly: on every fold, XGBoost's number of trees is
+    chosen by early stopping on part of the fold's training rows, and the
+    validation rows are only scored. The finished trials' out-of-fold
+    predictions are combined by greedy ensemble selection (Caruana et al.,
+    2004), and each member is refit on all rows when the budget allows it,
+    otherwise its fold models are averaged (for the first member, only its
+    first fold's model when the budget allows no more).
 
     Parameters
     ----------

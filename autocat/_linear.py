@@ -1,4 +1,4 @@
-"""The linear learner: ridge regression on standardised encodings, beside XGBoost."""
+"""The linear learners: ridge regressions on standardised encodings, beside XGBoost."""
 
 from __future__ import annotations
 
@@ -6,13 +6,16 @@ from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from scipy.optimize import minimize
+from scipy.special import log_softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from autocat._sampler import REPEATS
 from autocat._sklearn_compat import Interval
 
-__all__ = ["ALPHAS", "LinearRegressor", "LinearTrial"]
+__all__ = ["ALPHAS", "LinearClassifier", "LinearRegressor", "LinearTrial"]
 
 #: The penalties :class:`LinearRegressor` chooses among, for standardised features.
 ALPHAS: tuple[float, ...] = tuple(float(a) for a in np.logspace(-2, 6, 17))
@@ -22,15 +25,20 @@ MAX_WORK = 2e9
 MIN_ROWS = 1_000
 
 
-def _ridge_loo(Z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    """Ridge coefficients of centred ``Z`` and ``y``, the penalty by leave-one-out.
+def _ridge_loo(Z: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """Ridge coefficients of centred ``Z`` and ``Y``, the penalty by leave-one-out.
 
     From the eigendecomposition of ``Z'Z`` (or of ``ZZ'`` when ``Z`` has more
     columns than rows), for each penalty ``a`` of :data:`ALPHAS`: the
     coefficients, the fitted values, and each row's leverage (the intercept's
-    ``1/n`` included), whose exact leave-one-out residuals are ``(y - fitted) /
-    (1 - leverage)``. The cost is two products of ``Z`` with a square matrix of
-    its smaller side, whatever the number of penalties.
+    ``1/n`` included), whose exact leave-one-out residuals are ``(Y - fitted) /
+    (1 - leverage)``. ``Y`` is one target (shape ``(n,)``) or several (``(n,
+    k)``, one penalty for all, of least mean squared error over them). The
+    cost is two products of ``Z`` with a square matrix of its smaller side,
+    whatever the number of penalties.
+
+    Returns the coefficients (shape ``(p,)`` or ``(p, k)``), the penalty and
+    the leave-one-out predictions of the centred ``Y`` at that penalty.
     """
     n_rows, n_features = Z.shape
     if n_features <= n_rows:  # Z'Z = V diag(s) V': ZV holds the rows' coordinates
@@ -40,24 +48,80 @@ def _ridge_loo(Z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
         eigenvalues, U = np.linalg.eigh(Z @ Z.T)
         rows = U * np.sqrt(np.maximum(eigenvalues, 0.0))
     eigenvalues = np.maximum(eigenvalues, 0.0)
-    projected = rows.T @ y
+    projected = rows.T @ Y
     squared = rows**2
-    best_error, best_shrink, best_alpha = np.inf, None, ALPHAS[0]
+    best_error, best_shrink, best_alpha, best_loo = np.inf, None, ALPHAS[0], Y
     for alpha in ALPHAS:
         shrink = 1.0 / (eigenvalues + alpha)
-        fitted = rows @ (projected * shrink)
+        weights = projected * (shrink if Y.ndim == 1 else shrink[:, None])
+        fitted = rows @ weights
         leverage = 1.0 / n_rows + squared @ shrink
+        if Y.ndim > 1:
+            leverage = leverage[:, None]
         with np.errstate(all="ignore"):
-            error = float(np.mean(((y - fitted) / (1.0 - leverage)) ** 2))
+            residuals = (Y - fitted) / (1.0 - leverage)
+            error = float(np.mean(residuals**2))
         if best_shrink is None or error < best_error:
             best_error, best_shrink, best_alpha = error, shrink, alpha
-    weights = projected * best_shrink  # the coefficients on the rows' coordinates
+            best_loo = Y - residuals
+    shrink = best_shrink if Y.ndim == 1 else best_shrink[:, None]
+    weights = projected * shrink  # the coefficients on the rows' coordinates
     if n_features <= n_rows:
-        return V @ weights, best_alpha
-    # coefficients Z'U diag(1 / (s + a)) U'y, with rows = U diag(sqrt(s))
+        return V @ weights, best_alpha, best_loo
+    # coefficients Z'U diag(1 / (s + a)) U'Y, with rows = U diag(sqrt(s))
+    root = np.sqrt(eigenvalues) if Y.ndim == 1 else np.sqrt(eigenvalues)[:, None]
     with np.errstate(all="ignore"):
-        dual = U @ np.where(eigenvalues > 0, weights / np.sqrt(eigenvalues), 0.0)
-    return Z.T @ dual, best_alpha
+        dual = U @ np.where(root > 0, weights / root, 0.0)
+    return Z.T @ dual, best_alpha, best_loo
+
+
+def _max_rows(max_rows: int, n_features: int) -> int:
+    """Rows fitted on: ``max_rows``, fewer when rows x features² would pass MAX_WORK."""
+    return min(max_rows, max(MIN_ROWS, int(MAX_WORK / max(n_features, 1) ** 2)))
+
+
+def _sample(
+    n_rows: int, n_kept: int, random_state: Any, y: np.ndarray | None = None
+) -> np.ndarray:
+    """Sorted indices of ``n_kept`` of ``n_rows`` rows drawn at random (all if fewer).
+
+    With class codes ``y``, each class keeps at least its first drawn row.
+    """
+    if n_rows <= n_kept:
+        return np.arange(n_rows)
+    order = check_random_state(random_state).permutation(n_rows)
+    rows = order[:n_kept]
+    if y is not None:
+        _, first = np.unique(y[order], return_index=True)
+        rows = np.union1d(rows, order[first])
+    return np.sort(rows)
+
+
+def _standardise(model: Any, X: np.ndarray) -> np.ndarray:
+    """Learn the columns' means, scales and clip ranges; return ``X`` standardised.
+
+    A missing value becomes its column's mean; a constant column keeps a scale of
+    1; the clip range is the column's range widened by its width on each side.
+    """
+    with np.errstate(all="ignore"):
+        observed = ~np.isnan(X)
+        counts = observed.sum(axis=0)
+        mean = np.where(observed, X, 0.0).sum(axis=0) / np.maximum(counts, 1)
+        X = np.where(observed, X, mean)
+        low, high = X.min(axis=0), X.max(axis=0)
+        scale = X.std(axis=0)
+    scale[~(scale > 0)] = 1.0
+    model.mean_, model.scale_ = mean, scale
+    width = high - low
+    model.low_, model.high_ = low - width, high + width
+    return (X - mean) / scale
+
+
+def _standardised(model: Any, X: np.ndarray) -> np.ndarray:
+    """``X`` with missing values at the training mean, clipped and standardised."""
+    X = np.where(np.isnan(X), model.mean_, X)
+    X = np.clip(X, model.low_, model.high_)
+    return (X - model.mean_) / model.scale_
 
 
 class LinearRegressor(RegressorMixin, BaseEstimator):
@@ -153,25 +217,10 @@ class LinearRegressor(RegressorMixin, BaseEstimator):
             self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=True
         )
         y = np.asarray(y, dtype=np.float64)
-        n_rows = min(self.max_rows, max(MIN_ROWS, int(MAX_WORK / X.shape[1] ** 2)))
-        if len(y) > n_rows:
-            rows = check_random_state(self.random_state).choice(
-                len(y), n_rows, replace=False
-            )
-            rows.sort()
-            X, y = X[rows], y[rows]
-        with np.errstate(all="ignore"):
-            observed = ~np.isnan(X)
-            counts = observed.sum(axis=0)
-            mean = np.where(observed, X, 0.0).sum(axis=0) / np.maximum(counts, 1)
-            X = np.where(observed, X, mean)
-            low, high = X.min(axis=0), X.max(axis=0)
-            scale = X.std(axis=0)
-        scale[~(scale > 0)] = 1.0
-        self.mean_, self.scale_ = mean, scale
-        width = high - low
-        self.low_, self.high_ = low - width, high + width
-        self.coef_, self.alpha_ = _ridge_loo((X - mean) / scale, y - y.mean())
+        rows = _sample(len(y), _max_rows(self.max_rows, X.shape[1]), self.random_state)
+        X, y = X[rows], y[rows]
+        Z = _standardise(self, X)
+        self.coef_, self.alpha_, _ = _ridge_loo(Z, y - y.mean())
         self.intercept_ = float(y.mean())
         return self
 
@@ -191,9 +240,187 @@ class LinearRegressor(RegressorMixin, BaseEstimator):
         X = validate_data(
             self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False
         )
-        X = np.where(np.isnan(X), self.mean_, X)
-        X = np.clip(X, self.low_, self.high_)
-        return ((X - self.mean_) / self.scale_) @ self.coef_ + self.intercept_
+        return _standardised(self, X) @ self.coef_ + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+def _softmax_calibration(scores: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Temperature and class offsets of least log-loss of ``softmax(t * scores + b)``.
+
+    Returns ``[t, b_0, ..., b_{k-1}]``, fitted by L-BFGS with the exact gradient:
+    ``k + 1`` numbers, so a few milliseconds whatever the rows.
+    """
+    n_rows, n_classes = scores.shape
+    onehot = np.zeros_like(scores)
+    onehot[np.arange(n_rows), codes] = 1.0
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        log_p = log_softmax(theta[0] * scores + theta[1:], axis=1)
+        gap = (np.exp(log_p) - onehot) / n_rows
+        gradient = np.concatenate([[np.sum(gap * scores)], gap.sum(axis=0)])
+        return -float(np.sum(log_p * onehot)) / n_rows, gradient
+
+    start = np.concatenate([[1.0], np.zeros(n_classes)])
+    bounds = [(0.0, 1e3)] + [(-50.0, 50.0)] * n_classes
+    return minimize(loss, start, jac=True, method="L-BFGS-B", bounds=bounds).x
+
+
+class LinearClassifier(ClassifierMixin, BaseEstimator):
+    """Ridge regression of the class indicators, turned into probabilities by softmax.
+
+    A linear model adds to the trees what they find hard: an effect that
+    grows steadily with a column, or the sum of many small effects (each
+    category of a one-hot or min-hash column nudging the odds). The ensemble
+    averages its probabilities with the trees' and gives it no weight where it
+    does not help.
+
+    1. Missing values, standardisation and clipping as in
+       :class:`LinearRegressor`.
+    2. A ridge regression of each class's indicator (1 for the rows of the
+       class, 0 elsewhere), one penalty for all classes, the one among
+       :data:`ALPHAS` of least exact leave-one-out squared error (the Brier
+       score), as scikit-learn's ``RidgeClassifierCV`` chooses it.
+    3. Probabilities ``softmax(t * scores + b)``: the temperature ``t`` and the
+       class offsets ``b`` minimise the log-loss of the leave-one-out scores,
+       rows that did not fit the coefficients, so the probabilities are
+       calibrated on data they were not fitted to.
+
+    It costs one eigendecomposition, as the regressor does, where a logistic
+    regression iterates over the rows until it converges: measured on eight
+    tables, a blend with XGBoost gained about as much with it as with a
+    logistic regression, whose fits took 1.4 to 3.2 times as long on seven of
+    them (half as long on the eighth).
+
+    Parameters
+    ----------
+    max_rows : int, default=10_000
+        Most training rows fitted on, as in :class:`LinearRegressor`; each
+        class keeps at least one row.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the rows drawn when there are more than ``max_rows``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    mean_, scale_, low_, high_ : ndarray of shape (n_features,)
+        As in :class:`LinearRegressor`.
+    coef_ : ndarray of shape (n_features, n_classes)
+        Coefficients of the standardised features, one column per class.
+    intercept_ : ndarray of shape (n_classes,)
+        Each class's share of the training rows.
+    alpha_ : float
+        The chosen penalty.
+    temperature_ : float
+        The scores' multiplier in the softmax.
+    offsets_ : ndarray of shape (n_classes,)
+        The classes' offsets in the softmax.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._linear import LinearClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 2))
+    >>> y = np.where(X[:, 0] + rng.normal(scale=0.5, size=400) > 0, "yes", "no")
+    >>> model = LinearClassifier().fit(X, y)
+    >>> model.classes_
+    array(['no', 'yes'], dtype='<U3')
+    >>> proba = model.predict_proba([[-2.0, 0.0], [0.0, 0.0], [2.0, 0.0]])
+    >>> proba[:, 1].round(1)
+    array([0. , 0.5, 1. ])
+    """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "max_rows": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, max_rows: int = 10_000, random_state: Any = None) -> None:
+        self.max_rows = max_rows
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> LinearClassifier:
+        """Fit the ridge regression of the class indicators and its softmax.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric features; missing values allowed.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, ensure_all_finite="allow-nan"
+        )
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                "LinearClassifier needs at least two classes in y; got one class, "
+                f"{self.classes_[0]!r}."
+            )
+        rows = _sample(
+            len(codes), _max_rows(self.max_rows, X.shape[1]), self.random_state, codes
+        )
+        X, codes = X[rows], codes[rows]
+        Z = _standardise(self, X)
+        indicators = np.zeros((len(codes), len(self.classes_)))
+        indicators[np.arange(len(codes)), codes] = 1.0
+        self.intercept_ = indicators.mean(axis=0)
+        self.coef_, self.alpha_, loo = _ridge_loo(Z, indicators - self.intercept_)
+        theta = _softmax_calibration(loo + self.intercept_, codes)
+        self.temperature_, self.offsets_ = float(theta[0]), theta[1:]
+        return self
+
+    def _logits(self, X: Any) -> np.ndarray:
+        """Return the softmax's inputs ``t * scores + b``, one column per class."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(
+            self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False
+        )
+        scores = _standardised(self, X) @ self.coef_ + self.intercept_
+        return self.temperature_ * scores + self.offsets_
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities of ``X``'s rows (columns in the order of ``classes_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric features; missing values allowed.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return np.exp(log_softmax(self._logits(X), axis=1))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predict the most probable class of each of ``X``'s rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric features; missing values allowed.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        codes = np.argmax(self._logits(X), axis=1)
+        return self.classes_[codes]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -202,20 +429,19 @@ class LinearRegressor(RegressorMixin, BaseEstimator):
 
 
 class LinearTrial:
-    """One linear trial in a regression's search, on its first configuration's encoding.
+    """One linear trial in each search, on its first configuration's encoding.
 
     The trial after the first repeats the first configuration's parameters with
-    ``learner='linear'``: a :class:`LinearRegressor` on the same folds and the
-    same encoding, which the encoding cache shares (computed once when both run
-    at once), so the trial costs little more than the ridge fits. It is a
-    candidate of the ensemble only: it is kept out of the trials whose best
-    gives ``pipeline_``, ``best_params_``, the final model's time reserve and
-    the other measured trials' base, and, since its parameters are its base's,
-    it is marked with a ``repeats`` user attribute, which keeps it out of the
-    sampler's history (:class:`~autocat._sampler.RepeatBlindTPESampler`) and
-    from pruning. It counts as one of ``n_trials``. Classification searches
-    have none yet: a logistic regression helped on some tables and hurt on
-    others, and its fits cost as much as an XGBoost trial on small tables.
+    ``learner='linear'``: a :class:`LinearRegressor` (or, for classes, a
+    :class:`LinearClassifier`) on the same folds and the same encoding, which
+    the encoding cache shares (computed once when both run at once), so the
+    trial costs little more than the ridge fits. It is a candidate of the
+    ensemble only: it is kept out of the trials whose best gives ``pipeline_``,
+    ``best_params_``, the final model's time reserve and the other measured
+    trials' base, and, since its parameters are its base's, it is marked with a
+    ``repeats`` user attribute, which keeps it out of the sampler's history
+    (:class:`~autocat._sampler.RepeatBlindTPESampler`) and from pruning. It
+    counts as one of ``n_trials``.
 
     :func:`~autocat._tuning.tune` creates it with the queue of configurations
     to try first, and calls :meth:`asked` and :meth:`enqueue_attrs` when it
@@ -225,13 +451,13 @@ class LinearTrial:
 
     name = "learner"
 
-    def __init__(self, task: str, queue: list[dict[str, Any]]) -> None:
+    def __init__(self, queue: list[dict[str, Any]]) -> None:
         self.base: dict[str, Any] | None = None  # the configuration it repeats
         self.pending: dict[str, Any] | None = None  # queued, not asked yet
         self.base_number: int | None = None  # the trial that ran the base
         self.number: int | None = None  # the trial that runs it
         self.record: Any = None  # its TrialRecord, once finished
-        if task == "regression" and queue:
+        if queue:
             self.base, self.pending = queue[0], dict(queue[0])
             queue.insert(1, self.pending)
 

@@ -43,7 +43,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler, TargetEncoder
 from autocat._column_kinds import Decision
 from autocat._datetime import DatetimeEncoder
 from autocat._gamma_poisson import GammaPoissonEncoder, _ColumnModel
-from autocat._linear import LinearRegressor
+from autocat._linear import LinearClassifier, LinearRegressor
 from autocat._log_target import LogTargetRegressor
 from autocat._minhash import MinHashEncoder
 from autocat._ngrams import NgramVocabulary
@@ -191,6 +191,7 @@ for _cls in (
     xgboost.XGBClassifier,
     LogTargetRegressor,
     LinearRegressor,
+    LinearClassifier,
 ):
     trust(_cls)
 del _cls

@@ -13,7 +13,7 @@ import xgboost
 from sklearn.pipeline import Pipeline
 from xgboost import XGBClassifier, XGBRegressor
 
-from autocat._linear import LinearRegressor
+from autocat._linear import LinearClassifier, LinearRegressor
 from autocat._log_target import TARGET_TRANSFORMS, LogTargetRegressor
 
 __all__ = [
@@ -244,11 +244,11 @@ class Recipe:
         for targets of values >= 0); ``auto_fit`` measures it on skewed targets.
         Listed by :meth:`params` only when set.
     learner : {'xgboost', 'linear'}, default='xgboost'
-        The model after the vectorizer: XGBoost, or (regression only) a ridge
-        regression on the standardised encodings
-        (:class:`~autocat._linear.LinearRegressor`), which ignores
-        ``xgb_params``. ``auto_fit`` adds one linear trial to a regression's
-        search as a candidate of its ensemble. Listed by :meth:`params` only
+        The model after the vectorizer: XGBoost, or a ridge regression on the
+        standardised encodings (:class:`~autocat._linear.LinearRegressor`;
+        for classes, :class:`~autocat._linear.LinearClassifier`), which ignores
+        ``xgb_params``. ``auto_fit`` adds one linear trial to each search as a
+        candidate of its ensemble. Listed by :meth:`params` only
         when set, and then without XGBoost's parameters.
     specific_transformers : dict, default=None
         Per-column overrides given to the vectorizer unchanged (see
@@ -358,12 +358,10 @@ class Recipe:
             raise ValueError(
                 f"learner must be one of {list(LEARNERS)}, got {learner!r}."
             )
-        if learner == "linear" and (
-            self.task != "regression" or target_transform != "none"
-        ):
+        if learner == "linear" and target_transform != "none":
             raise ValueError(
-                "learner='linear' is for regression on the target itself; got "
-                f"task={self.task!r}, target_transform={target_transform!r}."
+                "learner='linear' learns the target itself; got "
+                f"target_transform={target_transform!r}."
             )
         self.learner = learner
         self.specific_transformers = (
@@ -527,7 +525,8 @@ class Recipe:
             XGBoost parameters that take precedence (e.g. ``n_estimators`` or
             ``early_stopping_rounds`` during the search); ignored by
             ``learner='linear'``, whose model is a
-            :class:`~autocat._linear.LinearRegressor`.
+            :class:`~autocat._linear.LinearRegressor` or
+            :class:`~autocat._linear.LinearClassifier`.
 
         Returns
         -------
@@ -537,7 +536,9 @@ class Recipe:
             ``target_transform='log'``.
         """
         if self.learner == "linear":
-            return LinearRegressor(random_state=self.random_state)
+            if self.task == "regression":
+                return LinearRegressor(random_state=self.random_state)
+            return LinearClassifier(random_state=self.random_state)
         params: dict[str, Any] = {"tree_method": "hist"}
         params.update(self.xgb_params)
         params.update(random_state=self.random_state, n_jobs=self.n_jobs)

@@ -524,7 +524,7 @@ def tune(
     # The log target is measured on the best of the portfolio's configurations.
     log_target = LogTargetTrial(y, scorer, task, target_transform, after=len(queue))
     # A linear model on the first configuration's encoding, for the ensemble.
-    linear = LinearTrial(task, queue)
+    linear = LinearTrial(queue)
 
     budget = Budget(deadline)
     first_result = (
@@ -745,13 +745,14 @@ def _create_study(
 
 
 def _log_trial(study: optuna.Study, trial: FrozenTrial, record: TrialRecord) -> None:
+    model = "linear" if record.learner == "linear" else f"{record.n_estimators} trees"
     logger.info(
-        "trial %d: %.5g (%s, d=%s, %d trees) best %.5g",
+        "trial %d: %.5g (%s, d=%s, %s) best %.5g",
         trial.number,
         record.score,
         record.params.get("encoder"),
         record.params.get("n_components"),
-        record.n_estimators,
+        model,
         _best_value(study),
     )
 
