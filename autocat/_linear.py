@@ -124,7 +124,33 @@ def _standardised(model: Any, X: np.ndarray) -> np.ndarray:
     return (X - model.mean_) / model.scale_
 
 
-class LinearRegressor(RegressorMixin, BaseEstimator):
+class _LinearLearner(BaseEstimator):
+    """Parameters, tags and prediction shared by the two linear learners."""
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "max_rows": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, max_rows: int = 10_000, random_state: Any = None) -> None:
+        self.max_rows = max_rows
+        self.random_state = random_state
+
+    def _scores(self, X: Any) -> np.ndarray:
+        """Return the ridge's predictions for ``X``'s rows (one column per class)."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(
+            self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False
+        )
+        return _standardised(self, X) @ self.coef_ + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class LinearRegressor(RegressorMixin, _LinearLearner):
     """Ridge regression on standardised features, its penalty chosen by leave-one-out.
 
     Trees predict a constant beyond the largest value they were trained on, and
@@ -189,15 +215,6 @@ class LinearRegressor(RegressorMixin, BaseEstimator):
     (True, True)
     """
 
-    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "max_rows": [Interval(Integral, 2, None, closed="left")],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(self, max_rows: int = 10_000, random_state: Any = None) -> None:
-        self.max_rows = max_rows
-        self.random_state = random_state
-
     def fit(self, X: Any, y: Any) -> LinearRegressor:
         """Fit the ridge regression.
 
@@ -236,16 +253,7 @@ class LinearRegressor(RegressorMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        check_is_fitted(self, "coef_")
-        X = validate_data(
-            self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False
-        )
-        return _standardised(self, X) @ self.coef_ + self.intercept_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        return tags
+        return self._scores(X)
 
 
 def _softmax_calibration(scores: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -269,7 +277,7 @@ def _softmax_calibration(scores: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return minimize(loss, start, jac=True, method="L-BFGS-B", bounds=bounds).x
 
 
-class LinearClassifier(ClassifierMixin, BaseEstimator):
+class LinearClassifier(ClassifierMixin, _LinearLearner):
     """Ridge regression of the class indicators, turned into probabilities by softmax.
 
     A linear model adds to the trees what they find hard: an effect that
@@ -337,15 +345,6 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
     array([0. , 0.5, 1. ])
     """
 
-    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "max_rows": [Interval(Integral, 2, None, closed="left")],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(self, max_rows: int = 10_000, random_state: Any = None) -> None:
-        self.max_rows = max_rows
-        self.random_state = random_state
-
     def fit(self, X: Any, y: Any) -> LinearClassifier:
         """Fit the ridge regression of the class indicators and its softmax.
 
@@ -386,11 +385,7 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _logits(self, X: Any) -> np.ndarray:
         """Return the softmax's inputs ``t * scores + b``, one column per class."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(
-            self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False
-        )
-        scores = _standardised(self, X) @ self.coef_ + self.intercept_
+        scores = self._scores(X)
         return self.temperature_ * scores + self.offsets_
 
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -421,11 +416,6 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         """
         codes = np.argmax(self._logits(X), axis=1)
         return self.classes_[codes]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        return tags
 
 
 class LinearTrial:
