@@ -412,7 +412,9 @@ def auto_fit(
     the best trial) is chosen on the out-of-fold predictions of all folds but one
     and scored on the remaining one, in turn (a holdout is cut into five groups
     of rows, fewer for a holdout of under ten rows). That runs after the final
-    model is built; when a time budget leaves no room for it, or when the
+    model's first member is built, and the other members leave its time (each
+    averaged from its fold models, or left out, where its refit would take
+    that time); when a time budget leaves no room for it, or when the
     holdout is too small to cut, ``cv_score_`` is the best trial's, and
     ``summary()`` says so. With one finished trial nothing was selected, and
     ``cv_score_`` is that trial's own. Ctrl-C stops the search and keeps the

@@ -412,15 +412,25 @@ def final_model(
         records, rows, outcome.partial, y, metric, task, ensemble, budget, notes
     )
     groups = selection_groups(used, len(y), random_state)[rows]
+    n_groups = len(np.unique(groups[groups >= 0]))
     fit_rows, encoded_rows = split_rows(used[0])
+    # The selection's cross-validated score repeats the selection once per
+    # group, each on fewer rows than the one just timed. With one finished
+    # trial nothing was selected: its own score is honest.
+    scoring_s = 0.0 if len(records) == 1 else n_groups * selection_s
 
     training = TrainingRows(X, y, task, random_state, n_threads, specific_transformers)
 
     def build(
         record: TrialRecord, first: bool, folds: list[Any]
     ) -> tuple[Any, str, bool] | None:
-        return _member_model(record, first, budget, folds, training,
-                             (fit_rows, encoded_rows))  # fmt: skip
+        # The first member comes before everything. A later one leaves the
+        # score's time behind it when that time is there: such a member is
+        # then averaged from its fold models, or left out, rather than the
+        # model's score be the best trial's (selected, so optimistic).
+        kept = 0.0 if first or budget.left() < scoring_s else scoring_s
+        return _member_model(record, first, _sooner(budget, kept), folds,
+                             training, (fit_rows, encoded_rows))  # fmt: skip
 
     order = [int(i) for i in np.argsort(-weights, kind="stable") if weights[i] > 0]
     # a linear member is built last: it costs little, and the time reserved for
@@ -450,17 +460,15 @@ def final_model(
         built = build(records[0], True, used[:1])
         assert built is not None  # a first member always gets a model
         best_pipeline = built[0]
-    # The selection's cross-validated score repeats the selection once per
-    # group: it comes after the members, so that a budget short of it costs the
-    # score, not the model; the best trial's score then stands in, with a note.
-    # With one finished trial nothing was selected: its own score is honest.
+    # The score comes after the first member, so that a budget short of it
+    # costs the score, not the model; the best trial's score then stands in,
+    # with a note.
     cv_score = float(records[0].score)
-    n_groups = len(np.unique(groups[groups >= 0]))
     selection_scored = len(records) == 1
-    if not selection_scored and budget.left() < n_groups * selection_s:
+    if not selection_scored and budget.left() < scoring_s:
         notes.append(
             f"the time budget left no time to cross-validate the ensemble selection "
-            f"(about {n_groups * selection_s:.1f}s): the cross-validated score is "
+            f"(about {scoring_s:.1f}s): the cross-validated score is "
             "the best trial's"
         )
     elif not selection_scored:
