@@ -31,6 +31,7 @@ from autocat._rescue import (
     RESCUE_XGB_PARAMS,
     Insurance,
     cut_trial_or_rescue,
+    rescue_holdout_score,
     rescue_model,
     rescue_seconds,
     search_again,
@@ -417,7 +418,9 @@ def auto_fit(
     that time); when a time budget leaves no room for it, or when the
     holdout is too small to cut, ``cv_score_`` is the best trial's, and
     ``summary()`` says so. With one finished trial nothing was selected, and
-    ``cv_score_`` is that trial's own. Ctrl-C stops the search and keeps the
+    ``cv_score_`` is that trial's own. With none (the rescue recipe), it is the
+    rescue's score on rows outside its training sample, a holdout (NaN when it
+    trained on all rows). Ctrl-C stops the search and keeps the
     trials that finished. The first call in a new environment compiles the
     encoders' kernels (seconds, once); that time is not used to plan the budget.
 
@@ -554,6 +557,7 @@ def auto_fit(
         else:
             rescue, fallback_s = insurance.get()
     n_fallback = min(len(y), FALLBACK_ROWS)
+    rescue_s = fallback_s  # the rescue's last fit, on n_fallback rows
     if outcome is not None and not outcome.records and insurance is None:
         raise RuntimeError(
             "No trial of this call finished (the study's best trial ran in "
@@ -635,7 +639,18 @@ def auto_fit(
             notes.append(versus)
         study = None if outcome is None else outcome.study
         members = []
-        cv_score = math.nan
+        cv_score, n_scored = math.nan, 0
+        if rescue is not None and deadline is not None:
+            cv_score, n_scored = rescue_holdout_score(
+                (rescue, n_fallback),
+                TrainingRows(X, y, task, seed, total_threads, specific_transformers),
+                metric, deadline, rescue_s,
+            )  # fmt: skip
+        if n_scored:
+            notes.append(
+                f"the cross-validated score is the rescue recipe's on {n_scored:,} "
+                "rows outside its sample (a holdout: none of them was trained on)"
+            )
         best_params = {**default_params("minhash"), **RESCUE_XGB_PARAMS}
         if rescue is not None:  # its trees, as early stopping chose them
             best_round = getattr(rescue.named_steps["model"], "best_iteration", None)

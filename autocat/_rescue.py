@@ -12,14 +12,18 @@ of the trial the search cut.
 from __future__ import annotations
 
 import contextvars
+import math
 import time
+import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.pipeline import Pipeline
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
+from autocat._ensemble import score_predictions
 from autocat._final import (
     PARTIAL_CONFIDENCE,
     REFIT_MARGIN,
@@ -51,6 +55,7 @@ __all__ = [
     "Insurance",
     "cut_trial_or_rescue",
     "fallback_model",
+    "rescue_holdout_score",
     "rescue_model",
     "rescue_rows",
     "rescue_seconds",
@@ -329,6 +334,56 @@ def rescue_model(
             break
         model, seconds, n_rows = fitted, time.monotonic() - start, size
     return model, n_rows, seconds
+
+
+def rescue_holdout_score(
+    rescue: tuple[Pipeline, int],
+    training: TrainingRows,
+    metric: str,
+    deadline: float,
+    seconds: float,
+) -> tuple[float, int]:
+    """Score the rescue recipe on rows outside its sample, as time allows.
+
+    :func:`fallback_model` trained on a random sample of the rows (its trees
+    chosen on a fifth of that sample): the other rows chose nothing, and the
+    model's score on them is an honest holdout estimate. At most
+    :data:`_COMPARED_ROWS` of them are scored (a seeded draw), fewer when the
+    time left would not cover their encoding and prediction (estimated, high,
+    by the rescue's fit on its own rows, ``seconds``, scaled to theirs).
+
+    Returns
+    -------
+    score : float
+        Greater is better; NaN when fewer than two rows are left outside the
+        sample or fit in time, or when the score is undefined on them (one
+        class only).
+    n_rows : int
+        The rows scored (0 with a NaN score).
+    """
+    model, n_rescue = rescue
+    X, y, task = training.X, training.y, training.task
+    outside = np.ones(len(y), dtype=bool)
+    outside[rescue_rows(y, task, training.random_state, n_rescue)] = False
+    rows = np.flatnonzero(outside)
+    left = Budget(deadline).left()
+    affordable = int(n_rescue * left / (REFIT_MARGIN * max(seconds, 1e-3)))
+    size = min(len(rows), _COMPARED_ROWS, affordable)
+    if size < 2:
+        return math.nan, 0
+    if size < len(rows):
+        rng = np.random.default_rng([training.random_state, 23])
+        rows = np.sort(rng.choice(rows, size, replace=False))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UndefinedMetricWarning)
+        try:
+            score = score_predictions(
+                y[rows], task_predictions(model, X.iloc[rows], task), metric,
+                task=task,
+            )  # fmt: skip
+        except (ValueError, UndefinedMetricWarning):
+            return math.nan, 0
+    return (float(score), len(rows)) if np.isfinite(score) else (math.nan, 0)
 
 
 def search_again(left: float, searched_s: float, trial_s: float) -> bool:

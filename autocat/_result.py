@@ -81,7 +81,9 @@ class AutoResult:
         Cross-validated score of the final model's selection (greater is
         better): the ensemble (or best trial) is chosen on all folds but one and
         scored on the one left out, in turn, so it is not inflated by the
-        choice among trials.
+        choice among trials. When no trial finished and the model is the
+        rescue recipe, its score on rows outside its training sample (a
+        holdout; NaN when it trained on all rows).
     baseline_score_ : float
         Score of the paper's recipe (min-hash, d = 30, default XGBoost); ``nan``
         if that trial did not finish.

@@ -16,6 +16,7 @@ import autocat
 import autocat._recipe
 from autocat import AutoResult, TableVectorizer, auto_fit
 from autocat._encoder_choice import ENCODER_NAMES
+from autocat._rescue import rescue_rows
 from autocat._target import infer_task
 from autocat._tuning import BATCH_TRIALS
 
@@ -711,6 +712,39 @@ def test_a_search_with_no_finished_trial_leaves_a_third_to_the_rescue(
     assert elapsed <= max(1.1 * budget, budget + 2), elapsed
     assert result.score(df, df["salary"]) > 0.9
     _assert_fully_trained(result)
+
+
+def test_the_rescue_recipes_cv_score_is_its_score_on_the_rows_it_left_out(
+    monkeypatch, trials_never_finish
+):
+    # No trial finishes, and the rescue recipe trains on 1,000 of 3,000 rows:
+    # cv_score_ is scikit-learn's R² of the model on the other 2,000, which
+    # chose nothing, and summary() says so (it was NaN: no estimate at all).
+    from sklearn.metrics import r2_score
+
+    import autocat._auto
+    import autocat._rescue
+
+    def rescue_on_1000_rows(X, y, task, random_state, n_threads, *rest):
+        start = time.monotonic()
+        model = autocat._rescue.fallback_model(
+            X, y, task, random_state, n_threads, n_rows=1000
+        )
+        return model, 1000, time.monotonic() - start
+
+    monkeypatch.setattr(autocat._auto, "rescue_model", rescue_on_1000_rows)
+    df = _frame(3000, seed=5)
+    result = auto_fit(df, "salary", time_budget=6.0, n_jobs=1, random_state=3,
+                      show_progress=False)  # fmt: skip
+    assert result.n_trials_ == 0
+    assert "a sample of 1,000 of 3,000 rows" in result.summary()
+    y = df["salary"].to_numpy()
+    outside = np.setdiff1d(np.arange(3000), rescue_rows(y, "regression", 3, 1000))
+    assert len(outside) == 2000
+    expected = r2_score(y[outside], result.predict(df.iloc[outside]))
+    assert result.cv_score_ == pytest.approx(expected, abs=1e-5)
+    assert result.cv_score_ != pytest.approx(result.score(df, y), abs=1e-4)
+    assert "rescue recipe's on 2,000 rows outside its sample" in result.summary()
 
 
 _THREADS_LEFT_CODE = """

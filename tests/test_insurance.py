@@ -141,6 +141,43 @@ def test_the_rescue_keeps_its_time_when_the_fallback_ends_during_the_search(
     assert elapsed <= max(1.1 * budget, budget + 2), elapsed
 
 
+def test_the_rescue_recipes_score_is_on_the_rows_outside_its_sample():
+    # The rescue recipe trained on 500 of 1,500 rows: its score is scikit-learn's
+    # R² of its predictions of the other 1,000, which chose nothing; none when
+    # no time is left, or no row is outside the sample.
+    from sklearn.metrics import r2_score
+
+    from autocat._final import TrainingRows
+    from autocat._rescue import fallback_model, rescue_holdout_score, rescue_rows
+
+    df = _frame(1500, seed=2)
+    y = df.pop("salary").to_numpy()
+    model = fallback_model(df, y, "regression", 0, 1, n_rows=500)
+    training = TrainingRows(df, y, "regression", 0, 1)
+    later = time.monotonic() + 60.0
+    score, n_scored = rescue_holdout_score((model, 500), training, "r2", later, 0.1)
+    outside = np.setdiff1d(np.arange(1500), rescue_rows(y, "regression", 0, 500))
+    assert n_scored == len(outside) == 1000
+    expected = r2_score(y[outside], model.predict(df.iloc[outside]))
+    assert score == pytest.approx(expected, abs=1e-5)
+    sample = rescue_rows(y, "regression", 0, 500)
+    trained_on = r2_score(y[sample], model.predict(df.iloc[sample]))
+    assert score != pytest.approx(trained_on, abs=1e-4)
+    # time for only some of them: fewer rows, still outside the sample
+    score_some, n_some = rescue_holdout_score(
+        (model, 500), training, "r2", time.monotonic() + 0.5, 0.5
+    )
+    assert 2 <= n_some < 1000 and np.isfinite(score_some)
+    past = time.monotonic() - 1.0
+    score_none, n_none = rescue_holdout_score((model, 500), training, "r2", past, 0.1)
+    assert np.isnan(score_none) and n_none == 0
+    everything = fallback_model(df, y, "regression", 0, 1, n_rows=1500)
+    score_all, n_all = rescue_holdout_score(
+        (everything, 1500), training, "r2", later, 0.1
+    )
+    assert np.isnan(score_all) and n_all == 0
+
+
 def test_the_first_result_deadline_holds_until_a_trial_finishes():
     budget = Budget(100.0)
     first = FirstResultDeadline()
