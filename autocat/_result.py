@@ -441,8 +441,9 @@ class AutoResult:
             f"task: {self.task_} (target {self.target_!r}), metric: {self.metric_}",
             f"data: {self.n_rows_} rows x {n_cols} columns",
             f"trials: {self.n_trials_} complete of {n_run} run{protocol}",
-            f"CV {self.metric_} of the model: {self.cv_score_:.4f} (best trial "
-            f"{best:.4f}; {baseline})",
+            f"CV {self.metric_} of the model: {self.cv_score_:.4f} ("
+            + ("no trial finished" if math.isnan(best) else f"best trial {best:.4f}")
+            + f"; {baseline})",
             model,
             f"best params: {params}",
             f"elapsed: {self.elapsed_s_:.1f}s (final model {self.refit_s_:.1f}s)",

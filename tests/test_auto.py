@@ -745,6 +745,8 @@ def test_the_rescue_recipes_cv_score_is_its_score_on_the_rows_it_left_out(
     assert result.cv_score_ == pytest.approx(expected, abs=1e-5)
     assert result.cv_score_ != pytest.approx(result.score(df, y), abs=1e-4)
     assert "rescue recipe's on 2,000 rows outside its sample" in result.summary()
+    line = result.summary().splitlines()[3]
+    assert line.startswith(f"CV r2 of the model: {result.cv_score_:.4f} (no trial")
 
 
 _THREADS_LEFT_CODE = """
