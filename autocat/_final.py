@@ -426,8 +426,8 @@ def final_model(
     ) -> tuple[Any, str, bool] | None:
         # The first member comes before everything. A later one leaves the
         # score's time behind it when that time is there: such a member is
-        # then averaged from its fold models, or left out, rather than the
-        # model's score be the best trial's (selected, so optimistic).
+        # then averaged from its fold models, or left out, rather than leave
+        # the model with the best trial's score (selected, so optimistic).
         kept = 0.0 if first or budget.left() < scoring_s else scoring_s
         return _member_model(record, first, _sooner(budget, kept), folds,
                              training, (fit_rows, encoded_rows))  # fmt: skip

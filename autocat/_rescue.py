@@ -352,6 +352,19 @@ def rescue_holdout_score(
     time left would not cover their encoding and prediction (estimated, high,
     by the rescue's fit on its own rows, ``seconds``, scaled to theirs).
 
+    Parameters
+    ----------
+    rescue : (Pipeline, int)
+        The rescue recipe's model and the rows it sampled (:func:`rescue_model`).
+    training : TrainingRows
+        The rows, target and seed of the call (the seed drew the sample).
+    metric : str
+        The scorer's name.
+    deadline : float
+        ``time.monotonic()`` by which the score must be done.
+    seconds : float
+        The rescue's last fit, on its sampled rows.
+
     Returns
     -------
     score : float
