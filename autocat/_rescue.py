@@ -336,6 +336,26 @@ def rescue_model(
     return model, n_rows, seconds
 
 
+def _outside_sample(
+    candidates: np.ndarray,
+    training: TrainingRows,
+    n_rescue: int,
+    limit: int,
+    seed: Any,
+) -> np.ndarray:
+    """Return the ``candidates`` rows (a mask, changed) outside the rescue's sample.
+
+    At most ``limit`` of them, drawn with ``seed`` when there are more; sorted.
+    """
+    y = training.y
+    candidates[rescue_rows(y, training.task, training.random_state, n_rescue)] = False
+    rows = np.flatnonzero(candidates)
+    if len(rows) > limit:
+        rng = np.random.default_rng(seed)
+        rows = np.sort(rng.choice(rows, limit, replace=False))
+    return rows
+
+
 def rescue_holdout_score(
     rescue: tuple[Pipeline, int],
     training: TrainingRows,
@@ -376,17 +396,14 @@ def rescue_holdout_score(
     """
     model, n_rescue = rescue
     X, y, task = training.X, training.y, training.task
-    outside = np.ones(len(y), dtype=bool)
-    outside[rescue_rows(y, task, training.random_state, n_rescue)] = False
-    rows = np.flatnonzero(outside)
     left = Budget(deadline).left()
     affordable = int(n_rescue * left / (REFIT_MARGIN * max(seconds, 1e-3)))
-    size = min(len(rows), _COMPARED_ROWS, affordable)
-    if size < 2:
+    rows = _outside_sample(
+        np.ones(len(y), dtype=bool), training, n_rescue,
+        max(0, min(_COMPARED_ROWS, affordable)), [training.random_state, 23],
+    )  # fmt: skip
+    if len(rows) < 2:
         return math.nan, 0
-    if size < len(rows):
-        rng = np.random.default_rng([training.random_state, 23])
-        rows = np.sort(rng.choice(rows, size, replace=False))
     with warnings.catch_warnings():
         warnings.simplefilter("error", UndefinedMetricWarning)
         try:
@@ -482,13 +499,11 @@ def cut_trial_or_rescue(
     compared = np.zeros(len(y), dtype=bool)
     for _, valid in splits[:n_folds]:
         compared[valid] = True
-    compared[rescue_rows(y, task, training.random_state, n_rescue)] = False
-    rows = np.flatnonzero(compared)
+    rows = _outside_sample(
+        compared, training, n_rescue, _COMPARED_ROWS, training.random_state
+    )
     if len(rows) < 2:
         return None, ""
-    if len(rows) > _COMPARED_ROWS:
-        rng = np.random.default_rng(training.random_state)
-        rows = np.sort(rng.choice(rows, _COMPARED_ROWS, replace=False))
     own_score, rescue_score, share = lead_beyond_noise(
         y[rows], task_predictions(model, X.iloc[rows], task), cut.oof[rows],
         metric, task,
