@@ -296,8 +296,12 @@ def auto_fit(
     is a ridge regression on the first one's encoding (of the class
     indicators, with softmax probabilities, for classes; ``learner='linear'``
     in ``leaderboard_``), a candidate of the ensemble that extrapolates trends
-    and adds up many small effects, where trees need many splits
-    (``pipeline_`` and ``best_params_`` stay the best XGBoost trial's). Each
+    and adds up many small effects, where trees need many splits; the third
+    a forest of extremely randomised trees on the same encoding
+    (``learner='forest'``), whose errors differ from the boosted trees' (with a
+    time budget, within a quarter of the time left, or it stops after its
+    first trees). ``pipeline_`` and ``best_params_`` stay the best XGBoost
+    trial's. Each
     trial is scored honestly: on every fold, XGBoost's number of trees is
     chosen by early stopping on part of the fold's training rows, and the
     validation rows are only scored. The finished trials' out-of-fold
@@ -725,6 +729,8 @@ def _baseline_score(study: optuna.Study) -> float:
     for trial in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
         if trial.user_attrs.get("target_transform", "none") != "none":
             continue
+        if trial.user_attrs.get("learner", "xgboost") != "xgboost":
+            continue  # another learner on the same parameters
         if trial.value is not None and Recipe(**trial.params).params() == baseline:
             return float(trial.value)
     return math.nan

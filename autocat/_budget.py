@@ -74,6 +74,45 @@ class Budget:
         """Stop all work under this budget at its next check."""
         self.cancelled = True
 
+    def until(self, when: float) -> Budget:
+        """Return a part of this budget that ends at ``when`` at the latest.
+
+        The part follows this budget: it is spent when this one is (whose
+        deadline may move) and cancelled with it.
+
+        Examples
+        --------
+        >>> import time
+        >>> budget = Budget(time.monotonic() + 100.0)
+        >>> part = budget.until(time.monotonic() + 40.0)
+        >>> 39.0 < part.left() <= 40.0
+        True
+        >>> budget.deadline = time.monotonic() + 30.0
+        >>> 29.0 < part.left() <= 30.0
+        True
+        >>> budget.cancel()
+        >>> part.exhausted()
+        True
+        """
+        return _BudgetPart(self, when)
+
+
+class _BudgetPart(Budget):
+    """The part of a budget that ends at its own ``deadline`` at the latest."""
+
+    def __init__(self, whole: Budget, when: float) -> None:
+        super().__init__(when, settle=whole.settle)
+        self.whole = whole
+
+    def exhausted(self) -> bool:
+        return self.whole.exhausted() or super().exhausted()
+
+    def left(self) -> float:
+        return min(self.whole.left(), super().left())
+
+    def cancel(self) -> None:
+        self.whole.cancel()
+
 
 class FirstResultDeadline:
     """An earlier deadline that holds until a search's first trial finishes.

@@ -139,7 +139,7 @@ class TrainingRows:
 
 
 def warm_kernels() -> None:
-    """Compile the encoders' kernels on a few rows, once per process.
+    """Compile the encoders' and the forests' kernels on a few rows, once per process.
 
     The first call in a fresh environment compiles (or loads from numba's
     cache) every kernel; doing it here keeps that time out of the timing of the
@@ -150,12 +150,15 @@ def warm_kernels() -> None:
         return
     import pandas as pd
 
+    from autocat._forest import ForestRegressor
     from autocat._gamma_poisson import GammaPoissonEncoder
     from autocat._minhash import MinHashEncoder
 
     words = pd.DataFrame({"w": ["police officer", "bus operator", "nurse", "fire"]})
     MinHashEncoder(n_components=4).fit_transform(words)
-    GammaPoissonEncoder(n_components=2, max_iter=2, random_state=0).fit_transform(words)
+    codes = GammaPoissonEncoder(n_components=2, max_iter=2, random_state=0)
+    codes = codes.fit_transform(words)
+    ForestRegressor(n_estimators=1).fit(codes, [0.0, 1.0, 2.0, 3.0]).predict(codes)
     _WARM = True
 
 
@@ -433,8 +436,8 @@ def final_model(
                              training, (fit_rows, encoded_rows))  # fmt: skip
 
     order = [int(i) for i in np.argsort(-weights, kind="stable") if weights[i] > 0]
-    # a linear member is built last: it costs little, and the time reserved for
-    # the final model is for the best XGBoost trial
+    # the other learners' members are built last: the time reserved for the
+    # final model is for the best XGBoost trial
     order.sort(key=lambda i: records[i].learner != "xgboost")
     estimators: list[Any] = []
     members: list[dict[str, Any]] = []
@@ -731,8 +734,9 @@ def _refit(
         smearing = {}
         if recipe.target_transform == "log":  # the fold models' honest factor
             smearing["smearing"] = float(np.mean([m.smearing_ for m in record.models]))
-        if recipe.learner != "xgboost":
-            model = recipe.build_model().fit(encoded, training.y)
+        if recipe.learner != "xgboost":  # a forest checks the budget between trees
+            with budget_scope(budget):
+                model = recipe.build_model().fit(encoded, training.y)
             return Pipeline([("vectorizer", vectorizer), ("model", model)])
         model = recipe.build_model(
             n_estimators=record.n_estimators, callbacks=[guard], **smearing

@@ -12,10 +12,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from autocat._sampler import REPEATS
 from autocat._sklearn_compat import Interval
 
-__all__ = ["ALPHAS", "LinearClassifier", "LinearRegressor", "LinearTrial"]
+__all__ = ["ALPHAS", "LinearClassifier", "LinearRegressor"]
 
 #: The penalties :class:`LinearRegressor` chooses among, for standardised features.
 ALPHAS: tuple[float, ...] = tuple(float(a) for a in np.logspace(-2, 6, 17))
@@ -416,63 +415,3 @@ class LinearClassifier(ClassifierMixin, _LinearLearner):
         """
         codes = np.argmax(self._logits(X), axis=1)
         return self.classes_[codes]
-
-
-class LinearTrial:
-    """One linear trial in each search, on its first configuration's encoding.
-
-    The trial after the first repeats the first configuration's parameters with
-    ``learner='linear'``: a :class:`LinearRegressor` (or, for classes, a
-    :class:`LinearClassifier`) on the same folds and the same encoding, which
-    the encoding cache shares (computed once when both run at once), so the
-    trial costs little more than the ridge fits. It is a candidate of the
-    ensemble only: it is kept out of the trials whose best gives ``pipeline_``,
-    ``best_params_``, the final model's time reserve and the other measured
-    trials' base, and, since its parameters are its base's, it is marked with a
-    ``repeats`` user attribute, which keeps it out of the sampler's history
-    (:class:`~autocat._sampler.RepeatBlindTPESampler`) and from pruning. It
-    counts as one of ``n_trials``.
-
-    :func:`~autocat._tuning.tune` creates it with the queue of configurations
-    to try first, and calls :meth:`asked` and :meth:`enqueue_attrs` when it
-    enqueues one, :meth:`learner` for each trial asked and :meth:`told` for
-    each trial told.
-    """
-
-    name = "learner"
-
-    def __init__(self, queue: list[dict[str, Any]]) -> None:
-        self.base: dict[str, Any] | None = None  # the configuration it repeats
-        self.pending: dict[str, Any] | None = None  # queued, not asked yet
-        self.base_number: int | None = None  # the trial that ran the base
-        self.number: int | None = None  # the trial that runs it
-        self.record: Any = None  # its TrialRecord, once finished
-        if queue:
-            self.base, self.pending = queue[0], dict(queue[0])
-            queue.insert(1, self.pending)
-
-    def asked(self, params: dict[str, Any], number: int) -> None:
-        """Note the number of the trial asked with the queued ``params``."""
-        if params is self.base:
-            self.base_number = number
-
-    def enqueue_attrs(self, params: dict[str, Any]) -> dict[str, Any] | None:
-        """Return the user attributes marking ``params`` as the queued trial."""
-        if params is not self.pending:
-            return None
-        return {self.name: "linear", REPEATS: self.base_number}
-
-    def learner(self, number: int, user_attrs: dict[str, Any]) -> str:
-        """Return the learner of trial ``number``, asked with ``user_attrs``."""
-        if user_attrs.get(self.name) == "linear":
-            if self.pending is not None:
-                self.pending, self.number = None, number
-            return "linear"
-        return "xgboost"
-
-    def told(self, number: int, record: Any) -> bool:
-        """Keep the linear trial's record; return whether trial ``number`` is it."""
-        if number != self.number:
-            return False
-        self.record = record
-        return True

@@ -42,6 +42,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler, TargetEncoder
 
 from autocat._column_kinds import Decision
 from autocat._datetime import DatetimeEncoder
+from autocat._forest import ForestClassifier, ForestRegressor
 from autocat._gamma_poisson import GammaPoissonEncoder, _ColumnModel
 from autocat._linear import LinearClassifier, LinearRegressor
 from autocat._log_target import LogTargetRegressor
@@ -192,6 +193,8 @@ for _cls in (
     LogTargetRegressor,
     LinearRegressor,
     LinearClassifier,
+    ForestRegressor,
+    ForestClassifier,
 ):
     trust(_cls)
 del _cls

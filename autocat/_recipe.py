@@ -13,6 +13,7 @@ import xgboost
 from sklearn.pipeline import Pipeline
 from xgboost import XGBClassifier, XGBRegressor
 
+from autocat._forest import ForestClassifier, ForestRegressor
 from autocat._linear import LinearClassifier, LinearRegressor
 from autocat._log_target import TARGET_TRANSFORMS, LogTargetRegressor
 
@@ -34,7 +35,7 @@ ENCODERS: tuple[str, ...] = ("minhash", "gamma_poisson", "target", "text")
 #: Encoders of free-text columns: the TextEncoder, or min-hash as other columns.
 TEXT_ENCODERS: tuple[str, ...] = ("minhash", "text")
 #: The models a recipe may end with.
-LEARNERS: tuple[str, ...] = ("xgboost", "linear")
+LEARNERS: tuple[str, ...] = ("xgboost", "linear", "forest")
 #: The analyzers of :class:`~autocat.TextEncoder`.
 TEXT_ANALYZERS: tuple[str, ...] = ("both", "word", "char")
 # Task -> TargetEncoder's target_type.
@@ -243,13 +244,15 @@ class Recipe:
         predicts on ``y``'s scale (:class:`~autocat._log_target.LogTargetRegressor`,
         for targets of values >= 0); ``auto_fit`` measures it on skewed targets.
         Listed by :meth:`params` only when set.
-    learner : {'xgboost', 'linear'}, default='xgboost'
-        The model after the vectorizer: XGBoost, or a ridge regression on the
+    learner : {'xgboost', 'linear', 'forest'}, default='xgboost'
+        The model after the vectorizer: XGBoost, a ridge regression on the
         standardised encodings (:class:`~autocat._linear.LinearRegressor`;
-        for classes, :class:`~autocat._linear.LinearClassifier`), which ignores
-        ``xgb_params``. ``auto_fit`` adds one linear trial to each search as a
-        candidate of its ensemble. Listed by :meth:`params` only
-        when set, and then without XGBoost's parameters.
+        for classes, :class:`~autocat._linear.LinearClassifier`) or a forest of
+        extremely randomised trees (:class:`~autocat._forest.ForestRegressor`,
+        :class:`~autocat._forest.ForestClassifier`); the last two ignore
+        ``xgb_params``. ``auto_fit`` adds one linear and one forest trial to
+        each search as candidates of its ensemble. Listed by :meth:`params`
+        only when set, and then without XGBoost's parameters.
     specific_transformers : dict, default=None
         Per-column overrides given to the vectorizer unchanged (see
         :class:`~autocat.TableVectorizer`); not a searched parameter.
@@ -358,9 +361,9 @@ class Recipe:
             raise ValueError(
                 f"learner must be one of {list(LEARNERS)}, got {learner!r}."
             )
-        if learner == "linear" and target_transform != "none":
+        if learner != "xgboost" and target_transform != "none":
             raise ValueError(
-                "learner='linear' learns the target itself; got "
+                f"learner={learner!r} learns the target itself; got "
                 f"target_transform={target_transform!r}."
             )
         self.learner = learner
@@ -526,7 +529,11 @@ class Recipe:
             ``early_stopping_rounds`` during the search); ignored by
             ``learner='linear'``, whose model is a
             :class:`~autocat._linear.LinearRegressor` or
-            :class:`~autocat._linear.LinearClassifier`.
+            :class:`~autocat._linear.LinearClassifier`, and by
+            ``learner='forest'``, whose model is a
+            :class:`~autocat._forest.ForestRegressor` or
+            :class:`~autocat._forest.ForestClassifier` (its threads the
+            recipe's).
 
         Returns
         -------
@@ -539,6 +546,9 @@ class Recipe:
             if self.task == "regression":
                 return LinearRegressor(random_state=self.random_state)
             return LinearClassifier(random_state=self.random_state)
+        if self.learner == "forest":
+            forest = ForestRegressor if self.task == "regression" else ForestClassifier
+            return forest(n_jobs=self.n_jobs, random_state=self.random_state)
         params: dict[str, Any] = {"tree_method": "hist"}
         params.update(self.xgb_params)
         params.update(random_state=self.random_state, n_jobs=self.n_jobs)

@@ -418,14 +418,14 @@ class AutoResult:
         )
         board = self.leaderboard_
         best = board["score"].max() if self.n_trials_ else math.nan
-        linear = (
-            set(board.loc[board["learner"] == "linear", "trial"])
+        learners = (
+            dict(board.loc[board["learner"] != "xgboost", ["trial", "learner"]].values)
             if "learner" in board
-            else set()
+            else {}
         )
         if len(self.ensemble_) > 1:
             parts = ", ".join(
-                f"#{t}{' linear' if t in linear else ''} ({w:.2f}, {fit})"
+                f"#{t}{' ' + learners[t] if t in learners else ''} ({w:.2f}, {fit})"
                 for t, w, fit in self.ensemble_[["trial", "weight", "fit"]].itertuples(
                     index=False
                 )
@@ -433,7 +433,7 @@ class AutoResult:
             model = f"model: ensemble of {len(self.ensemble_)} trials: {parts}"
         elif len(self.ensemble_) == 1:
             row = self.ensemble_.iloc[0]
-            kind = " linear" if row["trial"] in linear else ""
+            kind = f" {learners[row['trial']]}" if row["trial"] in learners else ""
             model = f"model: trial #{row['trial']}{kind} ({row['fit']})"
         else:
             model = "model: the rescue recipe on a sample (no trial finished)"

@@ -68,6 +68,11 @@ LOG_SCALE_STEPS = 1_000_000
 # per-round bookkeeping, small nodes and single-threaded encoders do not), so that
 # a refit is rarely started without the time to finish.
 SERIAL_SHARE = 0.3
+# With a time budget, a forest trial may take at most this share of the time left
+# when it starts (each fold an equal part of it): a candidate of the ensemble,
+# it is not part of the search. A forest that would take longer stops after the
+# first trees of its first fold (see :class:`~autocat._forest.ForestRegressor`).
+FOREST_SHARE = 0.25
 
 
 def inner_split(
@@ -256,9 +261,10 @@ class TrialRecord:
     target_transform : {'none', 'log'}
         What XGBoost learnt: the target, or its log (see
         :mod:`autocat._log_target`); not one of the sampler's ``params``.
-    learner : {'xgboost', 'linear'}
-        The model after the vectorizer (see :class:`~autocat._linear.LinearTrial`);
-        not one of the sampler's ``params``.
+    learner : {'xgboost', 'linear', 'forest'}
+        The model after the vectorizer (see
+        :class:`~autocat._learner_trials.LearnerTrials`); not one of the
+        sampler's ``params``.
     capped : bool
         Whether the time budget stopped the boosting of the trial's one fold
         (the first): its model then has the trees early stopping chose among
@@ -608,7 +614,8 @@ class TrialRunner:
         encoders and XGBoost use, e.g. all of them for a trial that runs alone on
         a large table. ``target_transform`` is what XGBoost learns (the target,
         or its log); ``learner='linear'`` fits a ridge regression on the
-        encoding of ``params`` instead of XGBoost.
+        encoding of ``params`` instead of XGBoost, ``learner='forest'`` a forest
+        (within :data:`FOREST_SHARE` of the time left).
         """
         threads = self.xgb_threads if threads is None else threads
         # XGBoost sizes some parallel regions by its global thread count (every
@@ -646,6 +653,9 @@ class TrialRunner:
         """Run the trial's folds into ``record``; raise BudgetExhausted if cut."""
         number = record.number
         threads = record.threads
+        forest_end = None
+        if record.learner == "forest" and self.budget.deadline is not None:
+            forest_end = time.monotonic() + FOREST_SHARE * self.budget.left()
         fold = 0
         while fold < self.n_folds:
             if self.budget.exhausted():
@@ -655,8 +665,16 @@ class TrialRunner:
                     self.encoded_fold(recipe, fold)
                 )
             train, valid = self.splits[fold]
-            if record.learner == "linear":
-                self._linear_fold(recipe, record, fold, X_train, X_valid, vectorizer)
+            if record.learner != "xgboost":
+                budget = self.budget
+                if forest_end is not None:  # an equal part of what is left
+                    now = time.monotonic()
+                    part = (forest_end - now) / (self.n_folds - fold)
+                    budget = budget.until(now + part)
+                with budget_scope(budget):
+                    self._learner_fold(
+                        recipe, record, fold, X_train, X_valid, vectorizer
+                    )
                 self._fold_done(record, encode_s, own_encode_s)
                 fold += 1
                 continue
@@ -733,7 +751,7 @@ class TrialRunner:
         record.models.append(model)
         record.vectorizers.append(vectorizer)
 
-    def _linear_fold(
+    def _learner_fold(
         self,
         recipe: Recipe,
         record: TrialRecord,
@@ -742,7 +760,7 @@ class TrialRunner:
         X_valid: Any,
         vectorizer: Any,
     ) -> None:
-        """Fit a linear trial's fold on all its training rows (none stop early)."""
+        """Fit another learner's fold on all its training rows (none stop early)."""
         train, valid = self.splits[fold]
         start = time.perf_counter()
         model = recipe.build_model().fit(X_train, self.y[train])

@@ -44,7 +44,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autocat._budget import Budget, BudgetExhausted, FirstResultDeadline
-from autocat._linear import LinearTrial
+from autocat._learner_trials import LEARNER_ATTR, LearnerTrials
 from autocat._log_target import LogTargetTrial
 from autocat._portfolio_order import faster_first, still_learning
 from autocat._recipe import VECTORIZER_PARAMS
@@ -178,8 +178,8 @@ class TuneOutcome:
     study : optuna.Study
         The study, with this call's trials and any others of a shared storage.
     best_trial : optuna.trial.FrozenTrial
-        The best complete trial (of XGBoost: the linear trial is only a
-        candidate of the ensemble).
+        The best complete trial (of XGBoost: the other learners' trials are
+        only candidates of the ensemble).
     records : list of TrialRecord
         This call's best complete trials (at most :data:`KEEP_TRIALS`), best
         first, with their out-of-fold predictions and fold models.
@@ -271,10 +271,11 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
     Columns: ``trial``, ``state``, ``score`` (the mean validation score of a
     complete trial; NaN for others), ``score_std`` (its standard deviation over
     folds), ``duration_s``, the recipe parameters in search-space order
-    (``encoder``, ``n_components``, ...; a linear trial's XGBoost parameters
-    are missing), ``target_transform`` (only when some trial learnt a log
-    target), ``learner`` (only when a linear trial ran: ``'xgboost'`` or
-    ``'linear'``), ``n_estimators`` and ``stopped_by``.
+    (``encoder``, ``n_components``, ...; another learner's trial has no
+    XGBoost parameters), ``target_transform`` (only when some trial learnt a
+    log target), ``learner`` (only when another learner's trial ran:
+    ``'xgboost'``, ``'linear'`` or ``'forest'``), ``n_estimators`` and
+    ``stopped_by``.
     Complete trials come first by score, then pruned ones.
     """
     import pandas as pd
@@ -301,17 +302,17 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
             "score_std": float(np.std(folds)) if len(folds) > 1 else math.nan,
             "duration_s": duration,
         }
-        learner = trial.user_attrs.get(LinearTrial.name, "xgboost")
+        learner = trial.user_attrs.get(LEARNER_ATTR, "xgboost")
         row.update(
             {
                 name: trial.params.get(name)
-                # a linear trial's XGBoost parameters are its base's, unused
+                # another learner's XGBoost parameters are its base's, unused
                 if learner == "xgboost" or name in VECTORIZER_PARAMS
                 else None
                 for name in names
             }
         )
-        row[LinearTrial.name] = learner
+        row[LEARNER_ATTR] = learner
         row[_TARGET_TRANSFORM] = trial.user_attrs.get(_TARGET_TRANSFORM, "none")
         row["n_estimators"] = trial.user_attrs.get(_N_ESTIMATORS)
         row["stopped_by"] = trial.user_attrs.get(_STOPPED)
@@ -336,9 +337,9 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
     frame["n_estimators"] = frame["n_estimators"].astype("Int64")
     if (frame[_TARGET_TRANSFORM] != "none").any():  # a log target was measured
         columns.insert(columns.index("n_estimators"), _TARGET_TRANSFORM)
-    if (frame[LinearTrial.name] != "xgboost").any():  # a linear trial ran
-        columns.insert(columns.index("n_estimators"), LinearTrial.name)
-        frame.loc[frame[LinearTrial.name] != "xgboost", "n_estimators"] = pd.NA
+    if (frame[LEARNER_ATTR] != "xgboost").any():  # another learner's trial ran
+        columns.insert(columns.index("n_estimators"), LEARNER_ATTR)
+        frame.loc[frame[LEARNER_ATTR] != "xgboost", "n_estimators"] = pd.NA
     return frame[columns].reset_index(drop=True)
 
 
@@ -523,8 +524,9 @@ def tune(
     unique_text = UniqueTextTrial(cache, y, scorer, task)
     # The log target is measured on the best of the portfolio's configurations.
     log_target = LogTargetTrial(y, scorer, task, target_transform, after=len(queue))
-    # A linear model on the first configuration's encoding, for the ensemble.
-    linear = LinearTrial(queue)
+    # A linear model and a forest on the first configuration's encoding, for
+    # the ensemble.
+    other_learners = LearnerTrials(queue)
 
     budget = Budget(deadline)
     first_result = (
@@ -588,15 +590,14 @@ def tune(
             for _ in range(size):
                 if queue:
                     entry = queue.pop(0)
-                    marked = linear.enqueue_attrs(entry) or log_target.enqueue_attrs(
-                        entry
-                    )
+                    marked = other_learners.enqueue_attrs(entry)
+                    marked = marked or log_target.enqueue_attrs(entry)
                     if marked is None:
                         study.enqueue_trial(entry, skip_if_exists=True)
                     else:
                         study.enqueue_trial(entry, user_attrs=marked)
                     trials.append(study.ask())
-                    linear.asked(entry, trials[-1].number)
+                    other_learners.asked(entry, trials[-1].number)
                 else:
                     trials.append(study.ask())
             skip = unique_text.skip()
@@ -604,9 +605,9 @@ def tune(
         transforms, learners = [], []
         for trial, params in zip(trials, suggested, strict=True):
             unique_text.asked(trial.number, params)
-            learner = linear.learner(trial.number, trial.user_attrs)
+            learner = other_learners.learner(trial.number, trial.user_attrs)
             # a trial that repeats another to measure something keeps the
-            # target transform of the trial it repeats; a linear one learns y
+            # target transform of the trial it repeats; other learners learn y
             repeats = unique_text.base if unique_text.number == trial.number else None
             transform = "none"
             if learner == "xgboost":
@@ -629,7 +630,7 @@ def tune(
     def tell(trial: optuna.Trial, outcome: Any) -> None:
         nonlocal n_cut, interrupted, stopped, partial
         frozen, record = _tell(study, trial, outcome)
-        candidate_only = linear.told(trial.number, record)  # for the ensemble
+        candidate_only = other_learners.told(trial.number, record)  # for the ensemble
         if not candidate_only:
             unique_text.told(trial.number, record, queue)
             log_target.told(trial.number, record)
@@ -709,8 +710,7 @@ def tune(
         progress.close()
     if study.user_attrs.get("n_folds") is None:
         study.set_user_attr("n_folds", search.n_folds)
-    if linear.record is not None:  # last: never the best trial
-        records.append(linear.record)
+    records += other_learners.records  # last: never the best trial
     return _outcome(study, records, search, cache, interrupted, errors, n_cut, partial)
 
 
@@ -745,7 +745,9 @@ def _create_study(
 
 
 def _log_trial(study: optuna.Study, trial: FrozenTrial, record: TrialRecord) -> None:
-    model = "linear" if record.learner == "linear" else f"{record.n_estimators} trees"
+    model = record.learner
+    if model == "xgboost":
+        model = f"{record.n_estimators} trees"
     logger.info(
         "trial %d: %.5g (%s, d=%s, %s) best %.5g",
         trial.number,
@@ -780,8 +782,8 @@ def _outcome(
         if partial is not None:  # the folds it finished stay usable
             raise TrialCut(message, partial, study)
         raise BudgetExhausted(message)
-    # the best XGBoost trial: a linear one is an ensemble candidate only
-    searched = [t for t in done if t.user_attrs.get(LinearTrial.name) != "linear"]
+    # the best XGBoost trial: other learners' are ensemble candidates only
+    searched = [t for t in done if LEARNER_ATTR not in t.user_attrs]
     best = max(
         searched or done, key=lambda t: t.value if t.value is not None else -math.inf
     )

@@ -156,9 +156,9 @@ def test_a_trial_cut_before_its_first_fold_keeps_none(countries):
 
 
 def test_tune_hands_back_the_best_trial_it_cut(countries, monkeypatch):
-    # Trial 0 (target encoding) finishes, then trial 1, the linear one on its
-    # encoding; trial 2 (min-hash) is cut when its third fold starts: the search
-    # returns it as its partial trial.
+    # Trial 0 (target encoding) finishes, then trials 1 and 2, the linear and
+    # forest ones on its encoding; trial 3 (min-hash) is cut when its third fold
+    # starts: the search returns it as its partial trial.
     X, y, splits, _, _ = countries
     budgets: list[Budget] = []
 
@@ -172,7 +172,7 @@ def test_tune_hands_back_the_best_trial_it_cut(countries, monkeypatch):
 
     def encoded(self, recipe, fold):
         started.append(fold)
-        if len(started) == 2 * len(splits) + 3:  # trial 2, fold 2
+        if len(started) == 3 * len(splits) + 3:  # trial 3, fold 2
             budgets[0].cancel()
         return encoded_fold(self, recipe, fold)
 
@@ -184,17 +184,17 @@ def test_tune_hands_back_the_best_trial_it_cut(countries, monkeypatch):
         portfolio=[TARGET, MINHASH],
     )  # fmt: skip
 
-    # the linear trial comes last among the records: never the best
+    # the other learners' trials come last among the records: never the best
     assert [(r.number, r.learner) for r in outcome.records] == [
-        (0, "xgboost"), (1, "linear")
+        (0, "xgboost"), (1, "linear"), (2, "forest")
     ]  # fmt: skip
     assert outcome.n_cut == 1
     assert outcome.partial is not None
-    assert outcome.partial.number == 2 and len(outcome.partial.fold_scores) == 2
+    assert outcome.partial.number == 3 and len(outcome.partial.fold_scores) == 2
     assert outcome.partial.params["encoder"] == "minhash"
     board = leaderboard(outcome.study).set_index("trial")
-    assert board.loc[2, "state"] == "PRUNED"
-    assert board.loc[2, "stopped_by"] == "time_budget"
+    assert board.loc[3, "state"] == "PRUNED"
+    assert board.loc[3, "stopped_by"] == "time_budget"
 
 
 def _outcome(countries, partial: TrialRecord | None):

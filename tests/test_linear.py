@@ -307,11 +307,11 @@ def test_a_classifier_with_a_linear_member_survives_a_model_file(
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-6)
 
 
-def test_a_linear_member_is_built_after_the_xgboost_members(monkeypatch):
-    # The time kept for the final model is the best XGBoost trial's: a linear
-    # member, cheap and never the best trial, is built last even when the
-    # selection gives it the largest weight, so that a budget running short
-    # drops it, not an XGBoost member.
+def test_linear_and_forest_members_are_built_after_the_xgboost_members(monkeypatch):
+    # The time kept for the final model is the best XGBoost trial's: the linear
+    # and forest members, never the best trial, are built last even when the
+    # selection gives them the largest weights, so that a budget running short
+    # drops them, not an XGBoost member.
     from sklearn.metrics import get_scorer
     from sklearn.model_selection import KFold
 
@@ -323,13 +323,13 @@ def test_a_linear_member_is_built_after_the_xgboost_members(monkeypatch):
     X, y = frame.drop(columns="price"), frame["price"].to_numpy()
     splits = list(KFold(3, shuffle=True, random_state=0).split(X))
     outcome = tune(X, y, task="regression", scorer=get_scorer("r2"), splits=splits,
-                   n_trials=4, time_budget=None, deadline=None)  # fmt: skip
+                   n_trials=5, time_budget=None, deadline=None)  # fmt: skip
     learners = [r.learner for r in outcome.records]
-    assert learners[-1] == "linear" and learners.count("xgboost") >= 2
+    assert learners[-2:] == ["linear", "forest"] and learners.count("xgboost") >= 2
 
-    def linear_heaviest(predictions, *args, **kwargs):
+    def others_heaviest(predictions, *args, **kwargs):
         weights = np.linspace(1.0, 2.0, len(predictions))
-        return weights / weights.sum()  # the last record, the linear one, leads
+        return weights / weights.sum()  # the last records, the other learners, lead
 
     built = []
     member_model = autocat._final._member_model
@@ -338,8 +338,8 @@ def test_a_linear_member_is_built_after_the_xgboost_members(monkeypatch):
         built.append(record.learner)
         return member_model(record, *args, **kwargs)
 
-    monkeypatch.setattr(autocat._final, "select_weights", linear_heaviest)
+    monkeypatch.setattr(autocat._final, "select_weights", others_heaviest)
     monkeypatch.setattr(autocat._final, "_member_model", recording)
     final = final_model(outcome, X, y, "regression", "r2", splits, 0, 1, None, True)
-    assert built[-1] == "linear" and "linear" not in built[:-1]
+    assert built[-2:] == ["forest", "linear"] and set(built[:-2]) == {"xgboost"}
     assert len(final.members) == len(outcome.records)

@@ -253,9 +253,9 @@ def _table(n: int = 500, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def _search(X, y, n_trials, mode="auto"):
-    # a portfolio as long as the first batch less the linear trial (the second):
-    # the measurement follows it
-    rates = np.linspace(0.05, 0.4, BATCH_TRIALS - 1).round(3).tolist()
+    # a portfolio as long as the first batch less the linear and forest trials
+    # (the second and third): the measurement follows it
+    rates = np.linspace(0.05, 0.4, BATCH_TRIALS - 1)[:-1].round(3).tolist()
     portfolio = [
         {**default_params("minhash"), "max_depth": 2 + i % 4, "learning_rate": lr}
         for i, lr in enumerate(rates)
@@ -282,7 +282,7 @@ def test_the_search_measures_a_log_target_once_and_follows_it():
     first_batch = trials[:BATCH_TRIALS]
     assert all("target_transform" not in t.user_attrs for t in first_batch)
     # the base is the best of the portfolio's XGBoost trials
-    searched = [t for t in first_batch if t.user_attrs.get("learner") != "linear"]
+    searched = [t for t in first_batch if "learner" not in t.user_attrs]
     best = max(searched, key=lambda t: t.value)
     pair = trials[BATCH_TRIALS]
     # the best configuration again, on the log scale, marked as such
@@ -362,10 +362,11 @@ def test_the_log_target_is_measured_only_when_asked_and_forced_with_log():
     assert all("target_transform" not in t.user_attrs for t in default.study.trials)
     assert all(r.target_transform == "none" for r in default.records)
     forced = _search(X, y, n_trials, mode="log")
-    # every XGBoost trial; the linear one learns the target itself
+    # every XGBoost trial; the linear and forest ones learn the target itself
     trials = forced.study.trials
-    assert [t.user_attrs.get("learner", "xgboost") for t in trials].count("linear") == 1
-    searched = [t for t in trials if t.user_attrs.get("learner") != "linear"]
+    learners = [t.user_attrs.get("learner", "xgboost") for t in trials]
+    assert learners.count("linear") == learners.count("forest") == 1
+    searched = [t for t in trials if "learner" not in t.user_attrs]
     assert all(t.user_attrs["target_transform"] == "log" for t in searched)
     records = [r for r in forced.records if r.learner == "xgboost"]
     assert all(type(r.models[0]) is LogTargetRegressor for r in records)

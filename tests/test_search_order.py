@@ -65,12 +65,12 @@ def _entry(learning_rate, max_depth=3):
 
 
 def test_an_underfitting_trial_sends_faster_configurations_first(problem):
-    # The first batch asks the first BATCH_TRIALS - 1 entries and the linear
-    # trial (second); its first trial learns so slowly that it boosts all its
-    # rounds. Of the two entries left, the one queued first learns slower than
-    # it allows, the other faster.
+    # The first batch asks the first BATCH_TRIALS - 2 entries and the linear
+    # and forest trials (second and third); its first trial learns so slowly
+    # that it boosts all its rounds. Of the two entries left, the one queued
+    # first learns slower than it allows, the other faster.
     first_batch = [_entry(0.02)] + [
-        _entry(0.5, depth) for depth in range(2, BATCH_TRIALS)
+        _entry(0.5, depth) for depth in range(2, BATCH_TRIALS - 1)
     ]
     slower, faster = _entry(0.02, max_depth=4), _entry(0.4)
     outcome = _tune(problem, [*first_batch, slower, faster], BATCH_TRIALS + 1)
@@ -81,8 +81,9 @@ def test_an_underfitting_trial_sends_faster_configurations_first(problem):
 
 
 def test_the_order_stays_when_no_trial_underfits(problem):
-    # BATCH_TRIALS - 1 entries and the linear trial fill the first batch
-    first_batch = [_entry(0.5, depth) for depth in range(2, BATCH_TRIALS + 1)]
+    # BATCH_TRIALS - 2 entries and the linear and forest trials fill the first
+    # batch
+    first_batch = [_entry(0.5, depth) for depth in range(2, BATCH_TRIALS)]
     slower, faster = _entry(0.02, max_depth=4), _entry(0.4)
     outcome = _tune(problem, [*first_batch, slower, faster], BATCH_TRIALS + 1)
     assert all(rounds < ROUNDS for r in outcome.records for rounds in r.boosted_rounds)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 import warnings
@@ -253,21 +254,25 @@ def test_tune_tries_the_portfolio_first(problem):
         {**default_params("minhash"), "max_depth": 3},
         default_params("gamma_poisson"),
     ]
-    outcome = _tune(problem, n_trials=3, portfolio=portfolio)
+    outcome = _tune(problem, n_trials=4, portfolio=portfolio)
     trials = outcome.study.trials
     # a table without near-unique text is never asked about dropping it; the
-    # second trial is the linear one, on the first configuration's encoding
-    assert [trials[0].params, trials[2].params] == [
+    # second and third trials are the linear and forest ones, on the first
+    # configuration's encoding
+    assert [trials[0].params, trials[3].params] == [
         _without_text_flag(p) for p in portfolio
     ]
-    assert trials[1].params == trials[0].params
+    assert trials[1].params == trials[2].params == trials[0].params
     assert trials[1].user_attrs["learner"] == "linear"
-    assert len(trials) == 3
+    assert trials[2].user_attrs["learner"] == "forest"
+    assert len(trials) == 4
     assert outcome.n_folds == 3
     best = outcome.records[0]
     assert outcome.best_trial.number == best.number
-    # the best of XGBoost's trials; the linear one comes last, whatever its score
-    assert [r.learner for r in outcome.records] == ["xgboost", "xgboost", "linear"]
+    # the best of XGBoost's trials; the other learners' come last, whatever
+    # their scores
+    learners = [r.learner for r in outcome.records]
+    assert learners == ["xgboost", "xgboost", "linear", "forest"]
     assert best.score == max(r.score for r in outcome.records[:2])
     attrs = outcome.best_trial.user_attrs
     assert attrs["n_estimators"] == best.n_estimators
@@ -278,8 +283,9 @@ def test_n_jobs_does_not_change_the_trials(problem):
     runs = [_tune(problem, n_trials=5, n_jobs=n_jobs) for n_jobs in (1, 2, 64)]
     seen = [[(t.params, t.value) for t in run.study.trials] for run in runs]
     assert seen[0] == seen[1] == seen[2]
-    # the second trial, the linear one, repeats the first one's parameters
-    assert len({str(p) for p, _ in seen[0]}) == 4
+    # the second and third trials, the linear and forest ones, repeat the
+    # first one's parameters
+    assert len({str(p) for p, _ in seen[0]}) == 3
 
 
 class _PruneAfterTwoTrials(optuna.pruners.BasePruner):
@@ -293,16 +299,17 @@ def test_pruning_per_boosting_round_in_holdout_mode(problem):
     outcome = _tune(
         problem,
         splits=splits[:1],
-        n_trials=3,
+        n_trials=4,
         pruner=_PruneAfterTwoTrials(),
         portfolio=[{**default_params("minhash"), "learning_rate": 0.02}] * 3,
     )
-    pruned = outcome.study.trials[2]
+    # trials 1 and 2, the linear and forest ones, are never pruned
+    pruned = outcome.study.trials[3]
     assert pruned.state == optuna.trial.TrialState.PRUNED
     assert list(pruned.intermediate_values) == [PRUNE_EVERY, 2 * PRUNE_EVERY]
     board = leaderboard(outcome.study)
-    assert board["state"].tolist() == ["COMPLETE", "COMPLETE", "PRUNED"]
-    assert board.loc[2, "stopped_by"] == "pruner"
+    assert board["state"].tolist() == ["COMPLETE"] * 3 + ["PRUNED"]
+    assert board.loc[3, "stopped_by"] == "pruner"
 
 
 def test_a_past_deadline_cuts_every_trial(problem):
@@ -582,7 +589,10 @@ def test_a_cut_refit_of_the_first_member_leaves_time_for_its_first_fold_model(
     from autocat._final import REFIT_MARGIN, final_model
 
     X, y, splits = problem
-    outcome = _tune(problem, n_trials=3)
+    outcome = _tune(problem, n_trials=5)
+    # XGBoost's members only: their best is a member, built first
+    xgboost_only = [r for r in outcome.records if r.learner == "xgboost"]
+    outcome = dataclasses.replace(outcome, records=xgboost_only)
     deadlines = []
     real_refit = autocat._final._refit
 
@@ -691,6 +701,9 @@ def test_the_members_come_before_the_cross_validated_score_of_the_selection(
 
     X, y, splits = problem
     outcome = _tune(problem, n_trials=8)
+    # XGBoost's members only: their best is a member, built first
+    xgboost_only = [r for r in outcome.records if r.learner == "xgboost"]
+    outcome = dataclasses.replace(outcome, records=xgboost_only)
     full = final_model(outcome, X, y, "regression", "r2", splits, 0, 1, None, True)
     select = autocat._final.select_weights
     slow = {"on": True}
@@ -727,6 +740,9 @@ def test_later_members_leave_the_time_of_the_selections_cross_validated_score(
 
     X, y, splits = problem
     outcome = _tune(problem, n_trials=8)
+    # XGBoost's members only: their best is a member, built first
+    xgboost_only = [r for r in outcome.records if r.learner == "xgboost"]
+    outcome = dataclasses.replace(outcome, records=xgboost_only)
     full = final_model(outcome, X, y, "regression", "r2", splits, 0, 1, None, True)
     assert len(full.members) >= 2
     select, refit = autocat._final.select_weights, autocat._final._refit
