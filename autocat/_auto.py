@@ -24,6 +24,7 @@ from autocat._final import (
     single_pipeline,
     warm_kernels,
 )
+from autocat._learner_trials import LEARNER_ATTR
 from autocat._log_target import TARGET_TRANSFORM_MODES, check_log_target
 from autocat._recipe import TASKS, Recipe, in_own_thread
 from autocat._rescue import (
@@ -729,7 +730,7 @@ def _baseline_score(study: optuna.Study) -> float:
     for trial in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
         if trial.user_attrs.get("target_transform", "none") != "none":
             continue
-        if trial.user_attrs.get("learner", "xgboost") != "xgboost":
+        if LEARNER_ATTR in trial.user_attrs:
             continue  # another learner on the same parameters
         if trial.value is not None and Recipe(**trial.params).params() == baseline:
             return float(trial.value)

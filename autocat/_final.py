@@ -156,9 +156,9 @@ def warm_kernels() -> None:
 
     words = pd.DataFrame({"w": ["police officer", "bus operator", "nurse", "fire"]})
     MinHashEncoder(n_components=4).fit_transform(words)
-    codes = GammaPoissonEncoder(n_components=2, max_iter=2, random_state=0)
-    codes = codes.fit_transform(words)
-    ForestRegressor(n_estimators=1).fit(codes, [0.0, 1.0, 2.0, 3.0]).predict(codes)
+    topics = GammaPoissonEncoder(n_components=2, max_iter=2, random_state=0)
+    encoded = topics.fit_transform(words)
+    ForestRegressor(n_estimators=1).fit(encoded, [0.0, 1.0, 2.0, 3.0]).predict(encoded)
     _WARM = True
 
 
