@@ -307,9 +307,10 @@ def auto_fit(
     chosen by early stopping on part of the fold's training rows, and the
     validation rows are only scored. The finished trials' out-of-fold
     predictions are combined by greedy ensemble selection (Caruana et al.,
-    2004), and each member is refit on all rows when the budget allows it,
-    otherwise its fold models are averaged (for the first member, only its
-    first fold's model when the budget allows no more).
+    2004; for accuracy, on the log loss of the blend), and each member is
+    refit on all rows when the budget allows it, otherwise its fold models are
+    averaged (for the first member, only its first fold's model when the
+    budget allows no more).
 
     Parameters
     ----------

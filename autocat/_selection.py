@@ -30,6 +30,11 @@ __all__ = [
 # holdout, of at least _MIN_GROUP_ROWS rows each (R² of one row is undefined).
 _HOLDOUT_GROUPS = 5
 _MIN_GROUP_ROWS = 2
+# What the greedy selection optimises for a classification metric it would
+# otherwise take as is: accuracy counts right answers, so on the rows a selection
+# sees most additions change none of them, and the few that flip a row decide;
+# the log loss of the probabilities ranks every addition.
+SELECTION_METRICS = {"accuracy": "neg_log_loss"}
 
 
 def select_weights(
@@ -48,7 +53,9 @@ def select_weights(
     y : ndarray
         True values, or class codes.
     metric, task : str
-        As in :func:`greedy_ensemble`.
+        As in :func:`greedy_ensemble`; the selection optimises
+        ``SELECTION_METRICS[metric]`` where there is one (the log loss for
+        accuracy), the single best candidate is chosen on ``metric``.
     ensemble : bool
         Greedy ensemble selection, or the single best candidate.
 
@@ -58,6 +65,8 @@ def select_weights(
         Non-negative weights summing to 1.
     """
     if ensemble and len(predictions) > 1:
+        if task != "regression":
+            metric = SELECTION_METRICS.get(metric, metric)
         return np.asarray(greedy_ensemble(predictions, y, metric, task=task))
     scores = [score_predictions(y, p, metric, task=task) for p in predictions]
     weights = np.zeros(len(predictions))
@@ -120,7 +129,9 @@ def cross_validated_selection_score(
     y : ndarray
         True values, or class codes, of those rows.
     metric, task : str
-        As in :func:`greedy_ensemble`.
+        As in :func:`greedy_ensemble`; the selection optimises
+        ``SELECTION_METRICS[metric]`` where there is one (the log loss for
+        accuracy), the single best candidate is chosen on ``metric``.
     ensemble : bool
         Greedy ensemble selection, or the single best candidate.
     groups : ndarray of int

@@ -365,3 +365,22 @@ def test_numpy_classification_scores_equal_scikit_learn(task, metric):
     }[metric]()
     value = score_predictions(y, proba, metric, task=task)
     assert value == pytest.approx(expected, rel=1e-12)
+
+
+def test_an_accuracy_selection_ranks_members_by_their_log_loss():
+    # both candidates are right on every row, so accuracy ties them and would
+    # keep the first; the confident one has the lower log loss and is chosen
+    from autocat._selection import select_weights
+
+    y = np.array([0, 1, 0, 1, 1, 0])
+    positive = np.where(y == 1, 0.6, 0.4)
+    hesitant = np.column_stack([1 - positive, positive])
+    positive = np.where(y == 1, 0.95, 0.05)
+    confident = np.column_stack([1 - positive, positive])
+    weights = select_weights([hesitant, confident], y, "accuracy", "binary", True)
+    assert weights[1] > weights[0]
+    blended = weights[0] * hesitant + weights[1] * confident
+    assert log_loss(y, blended) < log_loss(y, hesitant)
+    # the single best candidate (ensemble=False) is still chosen on accuracy
+    single = select_weights([hesitant, confident], y, "accuracy", "binary", False)
+    np.testing.assert_array_equal(single, [1.0, 0.0])
