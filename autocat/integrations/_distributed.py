@@ -35,8 +35,10 @@ __all__ = [
 
 logger = logging.getLogger("autocat")
 
-# Default bound of each worker process's cache of min-hash rows, in MiB.
-CACHE_MIB = 256
+# Default bound of each worker process's cache of min-hash rows, in MiB: off,
+# since hashing a string of a few tens of characters costs less than the cache's
+# lookup and insert (docs/cluster.md); long strings that recur are the exception.
+CACHE_MIB = 0
 
 # Floor of (x Lambda)_j, as in the fit's kernels.
 _TINY = 1e-300

@@ -69,9 +69,9 @@ def transform(
         The rows; the columns seen at fit (others are ignored).
     keep : sequence of str, default=()
         Columns of ``sdf`` copied after the features (e.g. the target or an id).
-    cache_mib : float, default=256
+    cache_mib : float, default=0
         Bound, in MiB, of each Python worker's cache of min-hash rows of
-        distinct strings; ``0`` disables it. See Notes.
+        distinct strings; ``0`` (the default) disables it. See Notes.
 
         .. versionadded:: 0.2
     batch_rows : int or None, default=100_000
@@ -103,11 +103,13 @@ def transform(
     and 0.26 s in batches of 50,000. A Python worker then holds up to
     ``batch_rows`` rows (plus one batch) and their encoding.
 
-    Each group min-hashes the distinct values it holds; the Python worker keeps
-    their rows for the next groups in a cache of at most ``cache_mib`` MiB, as
-    :func:`autocat.integrations.dask.transform` does (a cached row is the
-    computed row, bit for bit). The cache lives as long as the Python worker
-    (Spark reuses them, ``spark.python.worker.reuse``).
+    Each group min-hashes the distinct values it holds. With ``cache_mib >
+    0``, the Python worker keeps their rows for the next groups in a cache of
+    at most ``cache_mib`` MiB, as :func:`autocat.integrations.dask.transform`
+    does (a cached row is the computed row, bit for bit; off by default, as
+    there, since it pays for long recurring strings only). The cache lives
+    as long as the Python worker (Spark reuses them,
+    ``spark.python.worker.reuse``).
     """
     _check_frame(sdf, "transform")
     from pyspark.sql.types import FloatType, StructField, StructType

@@ -26,8 +26,9 @@ the smaller dirty column over the partitions (map-reduce, streaming
 model trained with ``xgboost.dask`` on all rows.
 
 Run: ``python tests/benchmarks/bench_scale_out.py --rows 1000000 --repeat 3``
-(skip parts with ``--no-spark``, ``--no-gp``, ``--no-auto``; ``--cache-mib 0
---batch-rows 0`` encodes as before the cache and Spark's groups of batches).
+(skip parts with ``--no-spark``, ``--no-gp``, ``--no-auto``; ``--cache-mib 256``
+turns on the workers' cache of min-hash rows, off by default; ``--batch-rows 0``
+encodes each of Spark's Arrow batches alone).
 The machine may be shared: compare figures of one run only.
 """
 
