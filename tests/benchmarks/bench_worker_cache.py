@@ -35,6 +35,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_scale_out import _cache_mib
 from dirty_strings import make_dirty_strings
 
 from autocat import MinHashEncoder, _encoding_cache
@@ -81,8 +82,7 @@ def bench(label, frame, vocabulary, args):
                 reference = outs
             else:
                 same &= all(a.equals(b) for a, b in zip(reference, outs, strict=True))
-        cache = _encoding_cache._cache
-        cache_mib_used = 0.0 if cache is None else cache.nbytes / 2**20
+    cache_mib_used = _cache_mib()  # after the last run, the cache's
     rows = sum(len(p) for p in share)
     off = statistics.median(times[0])
     on = statistics.median(times[args.cache_mib])
