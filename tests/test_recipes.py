@@ -54,6 +54,10 @@ FIGURES = {
         r"^(\d+) failed fit\(s\); autocat >= skrub on (\d+) of (\d+) task\(s\)",
         lambda failed, _, tasks: failed == 0 and tasks == 1,
     ),
+    "14_teaching_tables": (
+        r"^(\d+) failed fit\(s\); autocat >= skrub on (\d+) of (\d+) task\(s\)",
+        lambda failed, _, tasks: failed == 0 and tasks == 1,
+    ),
     "20_derive_portfolio": (
         rf"^portfolio of (\d+) written .* median regret {NUMBER} vs {NUMBER} "
         rf"\(random\) and {NUMBER} \(default\)",
