@@ -288,9 +288,9 @@ def auto_fit(
     configurations known to do well on other dirty tables first (those of
     higher learning rates first once a trial runs out of boosting rounds while
     still learning), then a seeded TPE sampler; trials are pruned on the loss of
-    their first fold. On a table with near-unique text (names, titles), one
-    trial measures whether dropping it helps (``drop_unique_text`` in
-    ``leaderboard_``); with
+    their first fold, except the portfolio's first of each encoder. On a table
+    with near-unique text (names, titles), one trial measures whether dropping
+    it helps (``drop_unique_text`` in ``leaderboard_``); with
     ``target_transform='auto'``, on a skewed regression target of values >= 0
     (prices, counts), one trial measures whether XGBoost learns it better on
     the log scale (``target_transform`` in ``leaderboard_``). The second trial

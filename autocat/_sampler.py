@@ -8,12 +8,17 @@ import optuna
 from optuna.distributions import BaseDistribution
 from optuna.trial import FrozenTrial
 
-__all__ = ["REPEATS", "RepeatBlindTPESampler"]
+__all__ = ["FIRST_OF_ENCODER", "REPEATS", "RepeatBlindTPESampler"]
 
 # User attribute of a trial that repeats another trial's parameters to measure
 # something the parameters do not hold (e.g. a log target); its value is the
 # repeated trial's number.
 REPEATS = "repeats"
+# User attribute of the first trial of the portfolio that uses an encoder for the
+# high-cardinality columns: it is never pruned. The pruner compares losses after
+# equal rounds, where a low learning rate trails whatever it ends at; each
+# encoder is measured once before the search judges it that way.
+FIRST_OF_ENCODER = "first_of_encoder"
 
 
 class _WithoutRepeats:

@@ -23,7 +23,7 @@ import xgboost
 from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._fold_cache import MAX_COMPONENTS, EncodingCache, nested_minhash_columns
 from autocat._recipe import VECTORIZER_PARAMS, Recipe, xgboost_threads
-from autocat._sampler import REPEATS
+from autocat._sampler import FIRST_OF_ENCODER, REPEATS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -683,8 +683,12 @@ class TrialRunner:
             guard = BudgetCallback(self.budget)
             callbacks: list[Any] = [guard]
             # A trial that repeats another's point measures something (e.g. a
-            # log target): pruning it would lose the measurement.
-            if trial is not None and fold == 0 and REPEATS not in trial.user_attrs:
+            # log target), as does an encoder's first: pruning would lose it.
+            if (
+                trial is not None
+                and fold == 0
+                and not {REPEATS, FIRST_OF_ENCODER} & trial.user_attrs.keys()
+            ):
                 log_scale = recipe.target_transform == "log"
                 callbacks.append(_PruneCallback(trial, LOG_SCALE_STEPS * log_scale))
             model = recipe.build_model(

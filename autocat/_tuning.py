@@ -27,7 +27,6 @@ import contextvars
 import logging
 import math
 import os
-import sys
 import warnings
 from concurrent.futures import (
     ALL_COMPLETED,
@@ -47,8 +46,9 @@ from autocat._budget import Budget, BudgetExhausted, FirstResultDeadline
 from autocat._learner_trials import LEARNER_ATTR, LearnerTrials
 from autocat._log_target import LogTargetTrial
 from autocat._portfolio_order import faster_first, still_learning
+from autocat._progress import Progress
 from autocat._recipe import VECTORIZER_PARAMS
-from autocat._sampler import RepeatBlindTPESampler
+from autocat._sampler import FIRST_OF_ENCODER, RepeatBlindTPESampler
 from autocat._search_space import SEARCH_SPACE, default_params, suggest_params
 from autocat._storage import make_storage
 from autocat._trials import (
@@ -219,38 +219,6 @@ def quiet_optuna() -> Iterator[None]:
         yield
     finally:
         optuna.logging.set_verbosity(previous)
-
-
-class _Progress:
-    """A live progress bar on stderr (trials, best score, time left)."""
-
-    def __init__(
-        self,
-        enabled: bool,
-        n_trials: int | None,
-        budget: Budget,
-        label: str = "autocat",
-    ) -> None:
-        self.budget = budget
-        self.count = 0
-        self.bar: Any = None
-        if enabled:
-            from tqdm.std import tqdm
-
-            self.bar = tqdm(total=n_trials, desc=label, unit="trial", file=sys.stderr)
-
-    def update(self, best: float) -> None:
-        self.count += 1
-        if self.bar is not None:
-            postfix = {"best": f"{best:.4g}"}
-            if self.budget.deadline is not None:
-                postfix["left"] = f"{self.budget.left():.0f}s"
-            self.bar.set_postfix(postfix, refresh=False)
-            self.bar.update(1)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def _completed(study: optuna.Study) -> list[FrozenTrial]:
@@ -521,6 +489,7 @@ def tune(
     # search leaves no queued trials behind; a shared study skips those run.
     queue = [dict(params) for params in (portfolio or (default_params("minhash"),))]
     portfolio_entries = {id(params) for params in queue}
+    encoders_measured: set[Any] = set()  # by a trial of the portfolio
     unique_text = UniqueTextTrial(cache, y, scorer, task)
     # The log target is measured on the best of the portfolio's configurations.
     log_target = LogTargetTrial(y, scorer, task, target_transform, after=len(queue))
@@ -566,7 +535,7 @@ def tune(
         first_result.arrived()
         return record
 
-    progress = _Progress(show_progress, n_trials, budget, progress_label)
+    progress = Progress(show_progress, n_trials, budget, progress_label)
     records: list[TrialRecord] = []
     errors: list[BaseException] = []
     interrupted = stopped = False
@@ -593,7 +562,13 @@ def tune(
                     marked = other_learners.enqueue_attrs(entry)
                     marked = marked or log_target.enqueue_attrs(entry)
                     if marked is None:
-                        study.enqueue_trial(entry, skip_if_exists=True)
+                        encoder, attrs = entry.get("encoder"), None
+                        if id(entry) in portfolio_entries and (
+                            encoder not in encoders_measured
+                        ):
+                            encoders_measured.add(encoder)
+                            attrs = {FIRST_OF_ENCODER: True}
+                        study.enqueue_trial(entry, attrs, skip_if_exists=True)
                     else:
                         study.enqueue_trial(entry, user_attrs=marked)
                     trials.append(study.ask())

@@ -19,6 +19,7 @@ from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._final import final_reserve
 from autocat._fold_cache import MAX_COMPONENTS
 from autocat._recipe import Recipe
+from autocat._sampler import FIRST_OF_ENCODER
 from autocat._search_space import default_params
 from autocat._trials import (
     PRUNE_EVERY,
@@ -310,6 +311,41 @@ def test_pruning_per_boosting_round_in_holdout_mode(problem):
     board = leaderboard(outcome.study)
     assert board["state"].tolist() == ["COMPLETE"] * 3 + ["PRUNED"]
     assert board.loc[3, "stopped_by"] == "pruner"
+
+
+class _PruneFromTheSecondReport(optuna.pruners.BasePruner):
+    def prune(self, study, trial):
+        step = trial.last_step
+        return step is not None and step >= 2 * PRUNE_EVERY
+
+
+def test_each_encoder_is_measured_once_before_the_pruner_judges_it(problem):
+    """The portfolio's first configuration of each encoder is never pruned.
+
+    The pruner compares losses after equal rounds, where a low learning rate
+    trails whatever it ends at: an encoder whose configurations learn slowly
+    would never be measured. A pruner that prunes every trial shows it.
+    """
+    _, _, splits = problem
+    slow = {**default_params("minhash"), "learning_rate": 0.02}
+    text = {**slow, "encoder": "text", "text_analyzer": "word"}
+    outcome = _tune(
+        problem,
+        splits=splits[:1],
+        n_trials=6,
+        pruner=_PruneFromTheSecondReport(),
+        portfolio=[slow, {**slow, "max_depth": 3}, text, {**text, "max_depth": 3}],
+    )
+    trials = outcome.study.trials
+    # 0: the first configuration, 1 and 2: the linear and forest trials on its
+    # encoding, then the portfolio's second, third and fourth configurations
+    assert [t.params["encoder"] for t in trials[3:]] == ["minhash", "text", "text"]
+    assert [t.user_attrs.get(FIRST_OF_ENCODER) for t in trials] == [
+        True, None, None, None, True, None,
+    ]  # fmt: skip
+    complete, pruned = optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED
+    assert [t.state for t in trials] == [complete] * 3 + [pruned, complete, pruned]
+    assert trials[4].user_attrs["n_estimators"] > 2 * PRUNE_EVERY
 
 
 def test_a_past_deadline_cuts_every_trial(problem):
