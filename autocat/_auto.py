@@ -47,7 +47,7 @@ from autocat._target import (
     tokens_as_missing,
     whole_numbers,
 )
-from autocat._trials import EncodingCache, TrialCut, better_cut
+from autocat._trials import STOP_FRACTION, EncodingCache, TrialCut, better_cut
 from autocat._tuning import TuneOutcome, first_trial_threads, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
 from autocat._vectorizer_columns import table_checked, warn_once_per_column
@@ -287,8 +287,11 @@ def auto_fit(
     The task is inferred from the target. An Optuna study tries a portfolio of
     configurations known to do well on other dirty tables first (those of
     higher learning rates first once a trial runs out of boosting rounds while
-    still learning), then a seeded TPE sampler; trials are pruned on the loss of
-    their first fold, except the portfolio's first of each encoder. On a table
+    still learning; on a table smaller than those, with their leaf-sum
+    parameters scaled down to its rows, see
+    :func:`autocat._search_space.portfolio`), then a seeded TPE sampler;
+    trials are pruned on the loss of their first fold, except the portfolio's
+    first of each encoder. On a table
     with near-unique text (names, titles), one trial measures whether dropping
     it helps (``drop_unique_text`` in ``leaderboard_``); with
     ``target_transform='auto'``, on a skewed regression target of values >= 0
@@ -532,7 +535,8 @@ def auto_fit(
             "n_jobs": n_jobs,
             "show_progress": show_progress,
             "callbacks": callbacks,
-            "portfolio": portfolio(),
+            # scaled to the rows a trial's XGBoost is fitted on
+            "portfolio": portfolio(len(splits[0][0]) * (1 - STOP_FRACTION)),
             "n_classes": n_classes,
             "reserve": reserve,
             "specific_transformers": specific_transformers,

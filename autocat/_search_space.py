@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "N_COMPONENTS",
+    "ROW_SUM_PARAMS",
     "SEARCH_SPACE",
     "TEXT_N_COMPONENTS",
     "ParamSpec",
@@ -553,7 +554,14 @@ def _portfolio_entry(entry: object) -> dict[str, Any] | None:
     return {**default_params(encoder), **entry}
 
 
-def portfolio() -> list[dict[str, Any]]:
+#: XGBoost parameters compared with sums over a leaf's rows (of the loss's
+#: hessians: ``min_child_weight``, ``reg_lambda``; of its gradients:
+#: ``reg_alpha``). The same value constrains a leaf more when a model is fitted on
+#: fewer rows, so :func:`portfolio` scales them with the rows.
+ROW_SUM_PARAMS: tuple[str, ...] = ("min_child_weight", "reg_lambda", "reg_alpha")
+
+
+def portfolio(fit_rows: float | None = None) -> list[dict[str, Any]]:
     """Return the configurations to try first, in order, as flat recipe parameters.
 
     The portfolio is derived offline by ``recipes/20_derive_portfolio.py``: a
@@ -562,6 +570,20 @@ def portfolio() -> list[dict[str, Any]]:
     second of fitting (cheap strong configurations first, for short budgets).
     Entries that are not points of :data:`SEARCH_SPACE` are skipped; parameters
     an entry lacks take their defaults.
+
+    Parameters
+    ----------
+    fit_rows : float, optional
+        The rows XGBoost is fitted on in the search's trials (a fold's training
+        rows less those that choose the number of trees). Below the rows the
+        portfolio was derived with (the document's ``fit_rows``, 533: 1,000-row
+        tables, 3 folds, a fifth for early stopping), the parameters compared
+        with sums over a leaf's rows (:data:`ROW_SUM_PARAMS`) are scaled down by
+        the ratio, to no less than their range's lower end: a
+        ``min_child_weight`` of 24 asks a leaf for 4% of 533 rows' hessian but
+        14% of 170 rows', which leaves a small table with a few leaves. Larger
+        tables keep the values as derived (what suits more rows was not
+        measured). ``None`` keeps them as derived.
 
     Returns
     -------
@@ -574,12 +596,18 @@ def portfolio() -> list[dict[str, Any]]:
     >>> first = portfolio()[0]
     >>> first["encoder"] in ("minhash", "gamma_poisson", "target", "text")
     True
+    >>> derived, small = portfolio(), portfolio(fit_rows=100)
+    >>> [round(p["min_child_weight"], 2) for p in derived[4:5]]
+    [23.84]
+    >>> [round(p["min_child_weight"], 2) for p in small[4:5]]
+    [4.47]
     """
     import logging
 
     logger = logging.getLogger("autocat")
+    document = _portfolio_document()
     entries: list[dict[str, Any]] = []
-    for index, entry in enumerate(_portfolio_document().get("portfolio", [])):
+    for index, entry in enumerate(document.get("portfolio", [])):
         checked = _portfolio_entry(entry)
         if checked is None:
             logger.debug(
@@ -590,4 +618,18 @@ def portfolio() -> list[dict[str, Any]]:
             continue
         if checked not in entries:
             entries.append(checked)
+    derived_rows = document.get("fit_rows")
+    if fit_rows is not None and derived_rows and fit_rows < derived_rows:
+        entries = [_scaled(entry, fit_rows / derived_rows) for entry in entries]
     return [dict(entry) for entry in entries]
+
+
+def _scaled(entry: dict[str, Any], ratio: float) -> dict[str, Any]:
+    """Return ``entry`` with :data:`ROW_SUM_PARAMS` times ``ratio``, kept in range."""
+    specs = {s.name: s for s in SEARCH_SPACE}
+    scaled = dict(entry)
+    for name in ROW_SUM_PARAMS:
+        if name in scaled:
+            low = specs[name].distribution.low  # type: ignore[attr-defined]
+            scaled[name] = max(float(low), float(scaled[name]) * ratio)
+    return scaled

@@ -12,6 +12,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 from optuna.distributions import (
     CategoricalDistribution,
@@ -85,6 +87,58 @@ def test_file_records_how_it_was_derived():
     check = DOCUMENT["leave_task_out"]["median_regret"]
     assert {"default", "portfolio@1", "random@1"} <= set(check)
     assert all(math.isfinite(value) for value in check.values())
+
+
+def test_file_records_the_rows_its_models_were_fitted_on():
+    # 3 folds of tables cut to max_rows, less the fifth early stopping holds out
+    expected = DOCUMENT["max_rows"] * (DOCUMENT["folds"] - 1) / DOCUMENT["folds"]
+    assert DOCUMENT["fit_rows"] == pytest.approx(expected * 0.8, abs=1)
+
+
+LEAF_SUMS = ("min_child_weight", "reg_lambda", "reg_alpha")
+
+
+@pytest.mark.parametrize("fit_rows", [40, 170, 400])
+def test_on_fewer_rows_the_leaf_sums_scale_down_by_the_row_ratio(fit_rows):
+    ratio = fit_rows / DOCUMENT["fit_rows"]
+    lowest = {"min_child_weight": 0.5, "reg_lambda": 1e-3, "reg_alpha": 1e-8}
+    derived, scaled = portfolio(), portfolio(fit_rows=fit_rows)
+    assert len(scaled) == len(derived)
+    for before, after in zip(derived, scaled, strict=True):
+        for name in LEAF_SUMS:
+            expected = max(lowest[name], before[name] * ratio)
+            assert after[name] == pytest.approx(expected, rel=1e-12), name
+        # nothing else moves, and every entry stays a point of the space
+        assert {k: v for k, v in after.items() if k not in LEAF_SUMS} == {
+            k: v for k, v in before.items() if k not in LEAF_SUMS
+        }
+        assert in_space(after), after
+    # the portfolio's strongly regularised entry is the one that moves most
+    heaviest = max(derived, key=lambda e: e["min_child_weight"])
+    assert heaviest["min_child_weight"] > 20
+    moved = scaled[derived.index(heaviest)]["min_child_weight"]
+    assert moved < heaviest["min_child_weight"] * 0.8
+
+
+@pytest.mark.parametrize("fit_rows", [533, 534, 10_000, None])
+def test_at_or_above_the_derivation_rows_the_values_are_as_derived(fit_rows):
+    assert portfolio(fit_rows=fit_rows) == portfolio()
+
+
+def test_auto_fit_scales_the_portfolio_to_its_trials_rows():
+    rng = np.random.default_rng(0)
+    n = 150
+    X = pd.DataFrame({"x": rng.normal(size=n),
+                      "city": [f"town {i % 40}" for i in range(n)]})  # fmt: skip
+    X["y"] = X["x"] + rng.normal(size=n)
+    result = autocat.auto_fit(X, "y", n_trials=1, n_jobs=1, random_state=0,
+                              show_progress=False)  # fmt: skip
+    # 5 folds of 150 rows: 120 training rows, of which 96 fit the trees
+    expected = portfolio(fit_rows=96)[0]
+    trial = result.leaderboard_.set_index("trial").loc[0]
+    for name in LEAF_SUMS:
+        assert trial[name] == pytest.approx(expected[name]), name
+    assert trial["min_child_weight"] < portfolio()[0]["min_child_weight"]
 
 
 def test_returns_new_dicts_at_each_call():

@@ -33,7 +33,12 @@ import numpy as np
 from autocat import _search_space
 from autocat._budget import Budget, budget_scope
 from autocat._search_space import ParamSpec
-from autocat._trials import EARLY_STOPPING_ROUNDS, MAX_ROUNDS, inner_split
+from autocat._trials import (
+    EARLY_STOPPING_ROUNDS,
+    MAX_ROUNDS,
+    STOP_FRACTION,
+    inner_split,
+)
 from autocat.integrations._common import build_vectorizer, require, vectorizer_specs
 from autocat.integrations._flaml_ensemble import (
     ENSEMBLE_METRICS,
@@ -178,7 +183,11 @@ def starting_points(n_rows: int | None = None) -> dict[str, list[dict[str, Any]]
     n_rows : int, optional
         The training rows. FLAML bounds the number of trees by them and drops a
         starting point outside its space, so the trees are capped at half of
-        them (FLAML may hold out part of the rows).
+        them (FLAML may hold out part of the rows). On a small table the
+        parameters compared with sums over a leaf's rows are scaled down, as
+        ``auto_fit`` does (``autocat._search_space.portfolio``), to the rows
+        XGBoost is fitted on: ``n_rows`` less the fifth early stopping holds out
+        (less FLAML's own holdout, which it does not know).
 
     Returns
     -------
@@ -201,7 +210,8 @@ def starting_points(n_rows: int | None = None) -> dict[str, list[dict[str, Any]]
         raise ValueError(f"n_rows must be a positive integer, got {n_rows!r}.")
     specs = list(_search_space.SEARCH_SPACE)
     points = []
-    for entry in _search_space.portfolio():
+    fit_rows = None if n_rows is None else int(n_rows) * (1 - STOP_FRACTION)
+    for entry in _search_space.portfolio(fit_rows):
         point: dict[str, Any] = {}
         for spec in specs:
             name = PREFIX + spec.name if spec.step == "vectorizer" else spec.name

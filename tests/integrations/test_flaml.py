@@ -95,8 +95,15 @@ def test_starting_points_are_the_portfolio_inside_flamls_space():
         # early stopping chooses the trees: a point allows auto_fit's most,
         # within FLAML's bound (half the rows here)
         assert point["n_estimators"] == 1_000
-    # on few rows, the trees stay under FLAML's bound (the rows)
-    assert all(p["n_estimators"] == 50 for p in starting_points(100)["autocat"])
+    # on few rows, the trees stay under FLAML's bound (the rows), and the leaf
+    # sums are scaled to the rows XGBoost is fitted on, as in auto_fit
+    small = starting_points(100)["autocat"]
+    assert all(p["n_estimators"] == 50 for p in small)
+    scaled = _search_space.portfolio(fit_rows=80)
+    assert [p["min_child_weight"] for p in small] == [
+        e["min_child_weight"] for e in scaled
+    ]
+    assert scaled[0]["min_child_weight"] < portfolio[0]["min_child_weight"]
     with pytest.raises(ValueError, match="n_rows"):
         starting_points(0)
 
