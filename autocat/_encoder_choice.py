@@ -128,6 +128,10 @@ def check_y(y: Any, n_rows: int, needs_y: bool) -> np.ndarray | None:
             f"y has {int(pd.isna(y).sum())} missing value(s); target encoding needs "
             "a target for every row. Drop those rows first."
         )
+    if y.dtype.kind in "iu" and y.dtype.itemsize < 8:
+        # the same values, widened: scikit-learn's target encoding fails on
+        # int8 and int16 targets (pandas' category codes are int8)
+        y = y.astype(np.int64)
     return y
 
 

@@ -81,6 +81,19 @@ def test_target_type_sets_the_outputs(target, option, n_outputs):
     assert len(vectorizer.input_to_outputs_["city"]) == n_outputs
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "uint16", "int32", "uint64"])
+def test_class_codes_of_any_integer_width_are_target_encoded(dtype):
+    # pandas' category codes are int8, which scikit-learn's encoder refuses
+    frame, _ = _table()
+    codes = pd.Series(np.arange(len(frame)) % 3).astype("category").cat.codes
+    y = codes.to_numpy().astype(dtype)
+    out = TableVectorizer(high_cardinality="target").fit_transform(frame, y)
+    reference = TableVectorizer(high_cardinality="target").fit_transform(
+        frame, y.astype(np.int64)
+    )
+    assert out.tobytes() == reference.tobytes()
+
+
 def test_target_encoding_needs_y_before_any_work():
     frame, y = _table()
     with pytest.raises(ValueError, match=r"call fit\(X, y\)"):
