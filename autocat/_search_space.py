@@ -580,7 +580,7 @@ def portfolio(fit_rows: float | None = None) -> list[dict[str, Any]]:
         tables, 3 folds, a fifth for early stopping), the parameters compared
         with sums over a leaf's rows (:data:`ROW_SUM_PARAMS`) are scaled down by
         the ratio, to no less than their range's lower end: a
-        ``min_child_weight`` of 24 asks a leaf for 4% of 533 rows' hessian but
+        ``min_child_weight`` of 24 asks a leaf for 4.5% of 533 rows' hessian but
         14% of 170 rows', which leaves a small table with a few leaves. Larger
         tables keep the values as derived (what suits more rows was not
         measured). ``None`` keeps them as derived.
