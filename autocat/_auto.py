@@ -22,6 +22,7 @@ from autocat._final import (
     TrainingRows,
     final_model,
     single_pipeline,
+    split_rows,
     warm_kernels,
 )
 from autocat._learner_trials import LEARNER_ATTR
@@ -47,7 +48,7 @@ from autocat._target import (
     tokens_as_missing,
     whole_numbers,
 )
-from autocat._trials import STOP_FRACTION, EncodingCache, TrialCut, better_cut
+from autocat._trials import EncodingCache, TrialCut, better_cut
 from autocat._tuning import TuneOutcome, first_trial_threads, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
 from autocat._vectorizer_columns import table_checked, warn_once_per_column
@@ -536,7 +537,7 @@ def auto_fit(
             "show_progress": show_progress,
             "callbacks": callbacks,
             # scaled to the rows a trial's XGBoost is fitted on
-            "portfolio": portfolio(len(splits[0][0]) * (1 - STOP_FRACTION)),
+            "portfolio": portfolio(split_rows(splits[0])[0]),
             "n_classes": n_classes,
             "reserve": reserve,
             "specific_transformers": specific_transformers,
