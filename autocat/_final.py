@@ -38,6 +38,7 @@ from autocat._trials import (
     STOP_FRACTION,
     BudgetCallback,
     TrialRecord,
+    task_predictions,
     thread_speedup,
 )
 
@@ -126,6 +127,8 @@ class TrainingRows:
     random_state: int
     n_threads: int
     specific_transformers: dict[str, Any] | None = None
+    metric: str | None = None  # set: a refit is checked against its trial (below)
+    unsound_refits: list[int] = field(default_factory=list)  # their trial numbers
 
     def recipe(self, params: dict[str, Any]) -> Recipe:
         """Return the recipe of a trial's ``params`` on these rows' threads."""
@@ -422,7 +425,9 @@ def final_model(
     # trial nothing was selected: its own score is honest.
     scoring_s = 0.0 if len(records) == 1 else n_groups * selection_s
 
-    training = TrainingRows(X, y, task, random_state, n_threads, specific_transformers)
+    training = TrainingRows(
+        X, y, task, random_state, n_threads, specific_transformers, metric
+    )
 
     def build(
         record: TrialRecord, first: bool, folds: list[Any]
@@ -505,8 +510,17 @@ def final_model(
             f"{len(used[0][0]):,} of {len(y):,} rows): the time budget left no time "
             "to refit it or to rebuild its other fold models"
         )
-    if any(m["fit"] == "fold models" for m in members):
-        n_bagged = sum(m["fit"] == "fold models" for m in members)
+    unsound = [m["trial"] for m in members if m["trial"] in training.unsound_refits]
+    if unsound:
+        notes.append(
+            f"trial(s) {', '.join(f'#{n}' for n in unsound)}: the refit on all rows "
+            "scored below the trial's cross-validated score on its own training "
+            "rows (its boosting diverged), so the average of the trial's fold "
+            "models stands in for it"
+        )
+    n_bagged = sum(m["fit"] == "fold models" and m["trial"] not in unsound
+                   for m in members)  # fmt: skip
+    if n_bagged:
         notes.append(
             f"{n_bagged} of {len(members)} member(s) are the average of their "
             "fold models: the time budget left no time to refit them on all rows"
@@ -748,7 +762,37 @@ def _refit(
         logger.info("the refit of trial %d was cut by the budget", record.number)
         return None
     model.set_params(callbacks=None)
+    if not _sound_refit(model, encoded, record, training):
+        logger.warning("the refit of trial %d diverged: fold models stand in",
+                       record.number)  # fmt: skip
+        training.unsound_refits.append(record.number)
+        return None
     return Pipeline([("vectorizer", vectorizer), ("model", model)])
+
+
+def _sound_refit(
+    model: Any, encoded: Any, record: TrialRecord, training: TrainingRows
+) -> bool:
+    """Whether a refit scores its own rows at least as its trial's folds did.
+
+    Below that its boosting diverged (softmax over many classes at a high
+    learning rate can, on all rows, where every fold converged).
+    """
+    oof = record.oof
+    if training.metric is None or oof is None:
+        return True
+    fitted = task_predictions(model, encoded, training.task)
+    n_classes = None if training.task == "regression" else oof.shape[1]
+    if fitted.shape != oof.shape:
+        return True  # compared on different classes: no verdict
+    rows = ~np.isnan(oof.reshape(len(oof), -1)).any(axis=1)  # the validated ones
+    y = training.y[rows]
+    metric, task = training.metric, training.task
+    own, out_of_fold = (
+        score_predictions(y, values[rows], metric, task=task, n_classes=n_classes)
+        for values in (fitted, oof)
+    )
+    return bool(own >= out_of_fold)
 
 
 def fold_models(
