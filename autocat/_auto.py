@@ -17,16 +17,10 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from autocat._budget import BudgetExhausted, FirstResultDeadline
 from autocat._encoder_choice import check_specific
 from autocat._ensemble import fold_scorer
-from autocat._final import (
-    FinalReserve,
-    TrainingRows,
-    final_model,
-    single_pipeline,
-    split_rows,
-    warm_kernels,
-)
+from autocat._final import FinalReserve, final_model, warm_kernels
 from autocat._learner_trials import LEARNER_ATTR
 from autocat._log_target import TARGET_TRANSFORM_MODES, check_log_target
+from autocat._members import TrainingRows, single_pipeline, split_rows
 from autocat._recipe import TASKS, Recipe, in_own_thread
 from autocat._rescue import (
     FALLBACK_ROWS,

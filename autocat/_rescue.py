@@ -24,13 +24,12 @@ from sklearn.pipeline import Pipeline
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._ensemble import score_predictions
-from autocat._final import (
-    PARTIAL_CONFIDENCE,
+from autocat._final import PARTIAL_CONFIDENCE, lead_beyond_noise
+from autocat._members import (
     REFIT_MARGIN,
     TrainingRows,
     fold_models,
     fold_models_seconds,
-    lead_beyond_noise,
 )
 from autocat._recipe import xgboost_threads
 from autocat._trials import (

@@ -13,18 +13,12 @@ from sklearn.model_selection import KFold
 from sklearn.pipeline import Pipeline
 
 import autocat._auto
-import autocat._final
+import autocat._members
 import autocat._tuning
 from autocat._budget import Budget
 from autocat._ensemble import EnsembleModel
-from autocat._final import (
-    PARTIAL_CONFIDENCE,
-    TrainingRows,
-    _lead_with_partial,
-    _select,
-    final_model,
-    fold_models_seconds,
-)
+from autocat._final import PARTIAL_CONFIDENCE, _lead_with_partial, _select, final_model
+from autocat._members import TrainingRows, fold_models_seconds
 from autocat._rescue import (
     FALLBACK_ROWS,
     cut_trial_or_rescue,
@@ -240,7 +234,7 @@ def test_a_cut_trial_without_time_to_refit_is_its_own_fold_models(
     X, y, splits, X_test, y_test = countries
     cut = _cut_after(_runner(X, y, splits), n_folds, MINHASH).record
     cut.number = 1
-    monkeypatch.setattr(autocat._final, "refit_seconds", lambda *args: 1e9)
+    monkeypatch.setattr(autocat._members, "refit_seconds", lambda *args: 1e9)
     deadline = time.monotonic() + 60  # too short for a refit of 1e9 s
     final = _final(countries, _outcome(countries, cut), deadline, ensemble=False)
 

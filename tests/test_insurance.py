@@ -147,7 +147,7 @@ def test_the_rescue_recipes_score_is_on_the_rows_outside_its_sample():
     # no time is left, or no row is outside the sample.
     from sklearn.metrics import r2_score
 
-    from autocat._final import TrainingRows
+    from autocat._members import TrainingRows
     from autocat._rescue import fallback_model, rescue_holdout_score, rescue_rows
 
     df = _frame(1500, seed=2)

@@ -332,14 +332,14 @@ def test_linear_and_forest_members_are_built_after_the_xgboost_members(monkeypat
         return weights / weights.sum()  # the last records, the other learners, lead
 
     built = []
-    member_model = autocat._final._member_model
+    member_model = autocat._final.member_model
 
     def recording(record, *args, **kwargs):
         built.append(record.learner)
         return member_model(record, *args, **kwargs)
 
     monkeypatch.setattr(autocat._final, "select_weights", others_heaviest)
-    monkeypatch.setattr(autocat._final, "_member_model", recording)
+    monkeypatch.setattr(autocat._final, "member_model", recording)
     final = final_model(outcome, X, y, "regression", "r2", splits, 0, 1, None, True)
     assert built[-2:] == ["forest", "linear"] and set(built[:-2]) == {"xgboost"}
     assert len(final.members) == len(outcome.records)

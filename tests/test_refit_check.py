@@ -7,7 +7,7 @@ from sklearn.model_selection import cross_val_predict
 from xgboost import XGBClassifier
 
 from autocat._budget import Budget
-from autocat._final import TrainingRows, _refit, _sound_refit
+from autocat._members import TrainingRows, _refit, _sound_refit
 from autocat._search_space import default_params
 from autocat._trials import TrialRecord
 

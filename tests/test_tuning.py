@@ -594,7 +594,7 @@ def test_a_finished_trial_lets_the_search_run_past_first_result_by(problem):
 
 
 def test_refit_estimate_scales_encoding_by_rows_and_boosting_by_rows_trees_threads():
-    from autocat._final import refit_seconds
+    from autocat._members import refit_seconds
     from autocat._trials import TrialRecord
 
     # Two folds: 1 s of encoding each, boosting 0.01 s per tree grown (early
@@ -622,7 +622,9 @@ def test_a_cut_refit_of_the_first_member_leaves_time_for_its_first_fold_model(
     # by its first fold model's (margined) time (4 s a fold here): if it is cut,
     # that model still fits in time; the search reserved the same.
     import autocat._final
-    from autocat._final import REFIT_MARGIN, final_model
+    import autocat._members
+    from autocat._final import final_model
+    from autocat._members import REFIT_MARGIN
 
     X, y, splits = problem
     outcome = _tune(problem, n_trials=5)
@@ -630,17 +632,18 @@ def test_a_cut_refit_of_the_first_member_leaves_time_for_its_first_fold_model(
     xgboost_only = [r for r in outcome.records if r.learner == "xgboost"]
     outcome = dataclasses.replace(outcome, records=xgboost_only)
     deadlines = []
-    real_refit = autocat._final._refit
+    real_refit = autocat._members._refit
 
     def spy(*args):
         deadlines.append(args[2].deadline)  # _refit(record, training, budget)
         return real_refit(*args)
 
-    monkeypatch.setattr(autocat._final, "_refit", spy)
-    monkeypatch.setattr(autocat._final, "refit_seconds", lambda *a: 0.1)
-    monkeypatch.setattr(
-        autocat._final, "fold_models_seconds", lambda record, n_folds: 4.0 * n_folds
-    )
+    monkeypatch.setattr(autocat._members, "_refit", spy)
+    monkeypatch.setattr(autocat._members, "refit_seconds", lambda *a: 0.1)
+    for module in (autocat._final, autocat._members):
+        monkeypatch.setattr(
+            module, "fold_models_seconds", lambda record, n_folds: 4.0 * n_folds
+        )
     deadline = time.monotonic() + 60.0
     final_model(outcome, X, y, "regression", "r2", splits, 0, 1, deadline, True)
     assert deadlines[0] == pytest.approx(deadline - REFIT_MARGIN * 4.0)
@@ -655,7 +658,7 @@ def test_the_best_trials_keep_their_fold_vectorizers_for_their_fold_models(probl
     # trials release theirs, which the cache then frees.
     import gc
 
-    from autocat._final import TrainingRows, fold_models, fold_models_seconds
+    from autocat._members import TrainingRows, fold_models, fold_models_seconds
     from autocat._tuning import KEEP_VECTORIZERS
 
     X, y, splits = problem
@@ -687,7 +690,7 @@ def test_the_best_trials_keep_their_fold_vectorizers_for_their_fold_models(probl
 
 
 def test_fold_models_seconds_is_the_folds_time_less_their_boosting():
-    from autocat._final import fold_models_seconds
+    from autocat._members import fold_models_seconds
     from autocat._trials import TrialRecord
 
     record = TrialRecord(number=0, params={})
@@ -702,12 +705,14 @@ def test_members_that_cannot_be_built_in_time_are_left_out(problem, monkeypatch)
     # must be a model), from its first fold only (the time does not allow its
     # three); the others are left out and the summary says so.
     import autocat._final
+    import autocat._members
     from autocat._final import final_model
 
     X, y, splits = problem
     outcome = _tune(problem, n_trials=8)
-    monkeypatch.setattr(autocat._final, "refit_seconds", lambda *a: 1e9)
-    monkeypatch.setattr(autocat._final, "fold_models_seconds", lambda *a: 10.0)
+    monkeypatch.setattr(autocat._members, "refit_seconds", lambda *a: 1e9)
+    for module in (autocat._final, autocat._members):
+        monkeypatch.setattr(module, "fold_models_seconds", lambda *a: 10.0)
     full = final_model(outcome, X, y, "regression", "r2", splits, 0, 1, None, True)
     assert len(full.members) >= 2  # without a deadline every member is built
     start = time.monotonic()
@@ -772,6 +777,7 @@ def test_later_members_leave_the_time_of_the_selections_cross_validated_score(
     # selection 0.5 s, so its score about 3 x 0.5 s: a second refit would
     # leave 1 s of the 3 s left after the first.
     import autocat._final
+    import autocat._members
     from autocat._final import final_model
 
     X, y, splits = problem
@@ -781,7 +787,7 @@ def test_later_members_leave_the_time_of_the_selections_cross_validated_score(
     outcome = dataclasses.replace(outcome, records=xgboost_only)
     full = final_model(outcome, X, y, "regression", "r2", splits, 0, 1, None, True)
     assert len(full.members) >= 2
-    select, refit = autocat._final.select_weights, autocat._final._refit
+    select, refit = autocat._final.select_weights, autocat._members._refit
     slow = {"on": True}
 
     def slow_select(*args, **kwargs):
@@ -795,8 +801,8 @@ def test_later_members_leave_the_time_of_the_selections_cross_validated_score(
         return refit(*args, **kwargs)
 
     monkeypatch.setattr(autocat._final, "select_weights", slow_select)
-    monkeypatch.setattr(autocat._final, "_refit", slow_refit)
-    monkeypatch.setattr(autocat._final, "refit_seconds", lambda *a: 1.6)
+    monkeypatch.setattr(autocat._members, "_refit", slow_refit)
+    monkeypatch.setattr(autocat._members, "refit_seconds", lambda *a: 1.6)
     start = time.monotonic()
     final = final_model(
         outcome, X, y, "regression", "r2", splits, 0, 1, start + 5.5, True
@@ -875,7 +881,8 @@ def test_a_refit_is_reserved_with_its_first_fold_model_behind_it():
 def test_the_reserve_decides_whether_the_refit_fits_once_per_best_trial():
     # The trials the reserve cuts end a little after it: at the next check the
     # same best trial must keep its refit's time, not release it as too late.
-    from autocat._final import REFIT_MARGIN, FinalReserve
+    from autocat._final import FinalReserve
+    from autocat._members import REFIT_MARGIN
     from autocat._trials import TrialRecord
 
     now = [0.0]

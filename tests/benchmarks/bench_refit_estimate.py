@@ -2,7 +2,7 @@
 
 Question (2026-11): the search keeps time for the best trial's refit on all rows,
 and the final model refits a member only if its estimate fits in the time left.
-The estimate (``autocat._final.refit_seconds``) comes from the trial's folds,
+The estimate (``autocat._members.refit_seconds``) comes from the trial's folds,
 which ran with fewer threads, beside other trials, on fewer rows. Too high, and
 members stay averaged fold models (which score lower: ``bench_final_model.py``)
 while the search stops early; too low, and refits are cut.
@@ -30,7 +30,7 @@ import warnings
 from pathlib import Path
 
 import autocat
-import autocat._final
+import autocat._members
 from autocat._budget import Budget
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -56,20 +56,20 @@ def main(argv=None):
     )
     call = calls["last"].arguments
     train, valid = call["splits"][0]
-    fit_rows = len(train) * (1 - autocat._final.STOP_FRACTION)
+    fit_rows = len(train) * (1 - autocat._members.STOP_FRACTION)
     ratios = []
     threads = call["n_threads"]
     print(f"{os.cpu_count()} CPU(s); n_jobs={args.jobs}, refit threads {threads}")
     for record in call["outcome"].records:
-        estimate = autocat._final.refit_seconds(
+        estimate = autocat._members.refit_seconds(
             record, len(call["y"]), fit_rows, len(train) + len(valid), call["n_threads"]
         )
         start = time.perf_counter()
-        training = autocat._final.TrainingRows(
+        training = autocat._members.TrainingRows(
             call["X"], call["y"], call["task"], 0, call["n_threads"],
             call.get("specific_transformers"),
         )  # fmt: skip
-        autocat._final._refit(record, training, Budget(None))
+        autocat._members._refit(record, training, Budget(None))
         actual = time.perf_counter() - start
         ratios.append(estimate / actual)
         print(
