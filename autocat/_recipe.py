@@ -39,6 +39,14 @@ LEARNERS: tuple[str, ...] = ("xgboost", "linear", "forest")
 #: The analyzers of :class:`~autocat.TextEncoder`.
 TEXT_ANALYZERS: tuple[str, ...] = ("both", "word", "char")
 # Task -> TargetEncoder's target_type.
+# XGBoost's bound on a leaf's step (before the learning rate) for classes: the
+# top of the range its documentation suggests for unbalanced classes (1 to 10).
+# Without it, softmax boosting over many classes, some of a few rows, can
+# diverge at a high learning rate: where a class's probabilities saturate, the
+# hessians vanish and a leaf's step grows to hundreds. Healthy models' steps
+# stay below it but for about one leaf in a thousand.
+CLASS_MAX_DELTA_STEP = 10.0
+
 _TARGET_TYPES = {
     "regression": "continuous",
     "binary": "binary",
@@ -279,7 +287,10 @@ class Recipe:
     Notes
     -----
     XGBoost gets ``tree_method='hist'`` unless given, and ``random_state`` and
-    ``n_jobs`` from the recipe. ``XGBClassifier`` needs labels ``0 .. k-1``:
+    ``n_jobs`` from the recipe. For classes it also gets ``max_delta_step=10``
+    unless given (:data:`CLASS_MAX_DELTA_STEP`): a bound on a leaf's step that
+    keeps softmax boosting over many classes from diverging at a high learning
+    rate with little regularisation. ``XGBClassifier`` needs labels ``0 .. k-1``:
     encode string labels (e.g. with ``LabelEncoder``) before fitting the pipeline
     yourself; :func:`~autocat.auto_fit` does it for you.
 
@@ -550,6 +561,8 @@ class Recipe:
             forest = ForestRegressor if self.task == "regression" else ForestClassifier
             return forest(n_jobs=self.n_jobs, random_state=self.random_state)
         params: dict[str, Any] = {"tree_method": "hist"}
+        if self.task != "regression":
+            params["max_delta_step"] = CLASS_MAX_DELTA_STEP
         params.update(self.xgb_params)
         params.update(random_state=self.random_state, n_jobs=self.n_jobs)
         params.update(overrides)

@@ -189,3 +189,37 @@ def test_in_own_thread_caps_xgboost_there_and_raises_in_the_caller():
 
     with pytest.raises(ValueError, match="no such column 'x'"):
         in_own_thread(1, fail)
+
+
+def _largest_leaf(model: XGBClassifier) -> float:
+    leaves = model.get_booster().trees_to_dataframe().query("Feature == 'Leaf'")
+    return float(leaves["Gain"].abs().max())
+
+
+@pytest.mark.parametrize("task", ["binary", "multiclass"])
+def test_a_class_model_bounds_its_leaf_steps(task):
+    # The state a softmax diverges from: every row confidently of class 0 (its
+    # margins), one row of another class. That row's gradient is about -1 and
+    # every hessian about 0, so the unbounded step is 1 / reg_lambda = 100;
+    # the recipe's classifier bounds it by CLASS_MAX_DELTA_STEP.
+    from autocat._recipe import CLASS_MAX_DELTA_STEP
+
+    n_classes = 2 if task == "binary" else 3
+    y = np.zeros(50, dtype=int)
+    y[0], y[1] = 1, n_classes - 1
+    X = np.zeros((50, 1))
+    confident = np.full((50, n_classes), -10.0)
+    confident[:, 0] = 10.0
+    margin = confident[:, 1] - confident[:, 0] if task == "binary" else confident
+    settings = {"learning_rate": 1.0, "reg_lambda": 0.01, "min_child_weight": 0.0,
+                "n_estimators": 1}  # fmt: skip
+    bounded = Recipe(task, **settings).build_model().fit(X, y, base_margin=margin)
+    assert bounded.get_params()["max_delta_step"] == CLASS_MAX_DELTA_STEP
+    assert _largest_leaf(bounded) == pytest.approx(CLASS_MAX_DELTA_STEP)
+    unbounded = Recipe(task, max_delta_step=0, **settings).build_model()
+    assert _largest_leaf(unbounded.fit(X, y, base_margin=margin)) > 50.0
+
+
+def test_a_regression_keeps_xgboost_s_unbounded_steps():
+    # squared error's hessian is 1 on every row: nothing to bound
+    assert Recipe("regression").build_model().get_params()["max_delta_step"] is None
