@@ -35,6 +35,7 @@ from autocat._members import (
     single_pipeline,
     sooner,
     split_rows,
+    validated_rows,
 )
 from autocat._selection import (
     cross_validated_selection_score,
@@ -234,17 +235,6 @@ class FinalReserve:
         )
 
 
-def _validated_rows(records: Sequence[TrialRecord]) -> np.ndarray:
-    oof = records[0].oof
-    assert oof is not None
-    valid = ~np.isnan(oof if oof.ndim == 1 else oof[:, 0])
-    for record in records[1:]:
-        other = record.oof
-        assert other is not None
-        valid &= ~np.isnan(other if other.ndim == 1 else other[:, 0])
-    return np.asarray(valid)
-
-
 def final_model(
     outcome: TuneOutcome,
     X: pd.DataFrame,
@@ -289,7 +279,7 @@ def final_model(
     if not ensemble:  # the single best pipeline is XGBoost's
         records = [r for r in records if r.learner == "xgboost"]
     used = list(splits[: outcome.n_folds])
-    rows = _validated_rows(records)
+    rows = validated_rows(records)
     notes: list[str] = []
     records, rows, predictions, weights, selection_s = _select(
         records, rows, outcome.partial, y, metric, task, ensemble, budget, notes
@@ -506,7 +496,7 @@ def _lead_with_partial(
     """
     if partial is None or partial.oof is None:
         return records, rows
-    shared = rows & _validated_rows([partial])
+    shared = rows & validated_rows([partial])
     if shared.sum() < 2 or budget.left() < REFIT_MARGIN * fold_models_seconds(
         partial, 1
     ):

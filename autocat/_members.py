@@ -42,6 +42,7 @@ __all__ = [
     "single_pipeline",
     "sooner",
     "split_rows",
+    "validated_rows",
 ]
 
 logger = logging.getLogger("autocat")
@@ -263,7 +264,7 @@ def _sound_refit(
     n_classes = None if training.task == "regression" else oof.shape[1]
     if fitted.shape != oof.shape:
         return True  # compared on different classes: no verdict
-    rows = ~np.isnan(oof.reshape(len(oof), -1)).any(axis=1)  # the validated ones
+    rows = validated_rows([record])
     y = training.y[rows]
     metric, task = training.metric, training.task
     own, out_of_fold = (
@@ -271,6 +272,16 @@ def _sound_refit(
         for values in (fitted, oof)
     )
     return bool(own >= out_of_fold)
+
+
+def validated_rows(records: Sequence[TrialRecord]) -> np.ndarray:
+    """Rows that every one of ``records`` predicted out of fold."""
+    valid = np.ones(len(np.asarray(records[0].oof)), dtype=bool)
+    for record in records:
+        oof = record.oof
+        assert oof is not None
+        valid &= ~np.isnan(oof if oof.ndim == 1 else oof[:, 0])
+    return valid
 
 
 def fold_models(
