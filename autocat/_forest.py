@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -12,7 +13,8 @@ import numpy as np
 from joblib import effective_n_jobs
 from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.ensemble import ExtraTreesClassifier, ExtraTreesRegressor
+from sklearn.tree import ExtraTreeClassifier, ExtraTreeRegressor
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -21,11 +23,14 @@ from autocat._sklearn_compat import Interval
 
 __all__ = ["ForestClassifier", "ForestRegressor"]
 
-# Trees grown between two checks of the time budget (autocat._budget); the first
-# batch also times a tree, to stop a forest that would not finish in time.
+# Trees grown between two checks of the time budget (autocat._budget), or one per
+# thread if more; the first batch also times a tree, to stop a forest that would
+# not finish in time.
 TREES_PER_CHECK = 5
 # Rows predicted per thread and call of the kernel.
 _ROWS_PER_TASK = 4_096
+# The bound of the trees' seeds, as scikit-learn's forests draw them.
+_MAX_SEED = np.iinfo(np.int32).max
 
 
 @njit(cache=True, nogil=True)
@@ -121,40 +126,55 @@ class _ForestLearner(BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _grow(self, forest: Any, X: np.ndarray, y: np.ndarray) -> list[Any]:
-        """Grow ``forest`` in batches between budget checks; return its trees."""
-        large = len(y) > self.max_tree_rows
-        forest.set_params(
-            warm_start=True,
-            bootstrap=large,
-            max_samples=self.max_tree_rows if large else None,
-            n_jobs=self.n_jobs,
-            random_state=self.random_state,
-        )
-        start = time.perf_counter()
-        grown = 0
-        while grown < self.n_estimators:
-            # Warm starts draw each tree's seed as one fit would: the forest is
-            # the same, however many batches it took.
-            grown = min(self.n_estimators, grown + TREES_PER_CHECK)
-            forest.set_params(n_estimators=grown).fit(X, y)
-            if grown == self.n_estimators:
-                break
-            if check_budget():  # a settling budget: keep the trees grown
-                break
-            budget = current_budget()
-            elapsed = time.perf_counter() - start
-            rest = elapsed / grown * (self.n_estimators - grown)
-            if budget is not None and not budget.settle and rest > budget.left():
-                raise BudgetExhausted(
-                    f"the forest would need {rest:.1f}s more for its "
-                    f"{self.n_estimators - grown} other trees"
-                )
-        return list(forest.estimators_)
+    def _grow(self, make_tree: Any, X: np.ndarray, y: np.ndarray) -> list[Any]:
+        """Grow the trees in batches between budget checks; return them.
 
-    def _fit_trees(self, forest: Any, X: np.ndarray, y: np.ndarray) -> None:
+        Each tree draws its seed, and a large table's rows, as scikit-learn's
+        forests do, so the trees are theirs, however many threads grew them.
+        The threads are autocat's own: scikit-learn's ``Parallel`` resets the
+        warning filters in each of its threads, which before Python 3.14 races
+        with any other thread's ``warnings.catch_warnings`` and can leave the
+        process with no filters at all.
+        """
+        seeds = check_random_state(self.random_state).randint(
+            _MAX_SEED, size=self.n_estimators
+        )
+        large = len(y) > self.max_tree_rows
+
+        def grow(seed: int) -> Any:
+            weight = None
+            if large:  # drawn with replacement: a row drawn twice weighs twice
+                rows = np.random.RandomState(seed).randint(
+                    0, len(y), self.max_tree_rows, dtype=np.int32
+                )
+                weight = np.bincount(rows, minlength=len(y)).astype(np.float64)
+            return make_tree(random_state=seed).fit(X, y, sample_weight=weight)
+
+        n_threads = max(1, min(effective_n_jobs(self.n_jobs), self.n_estimators))
+        batch = max(TREES_PER_CHECK, n_threads)
+        start = time.perf_counter()
+        trees: list[Any] = []
+        with ThreadPoolExecutor(n_threads) as pool:
+            while len(trees) < self.n_estimators:
+                chunk = seeds[len(trees) : len(trees) + batch]
+                trees.extend(pool.map(grow, chunk.tolist()))
+                if len(trees) == self.n_estimators:
+                    break
+                if check_budget():  # a settling budget: keep the trees grown
+                    break
+                budget = current_budget()
+                elapsed = time.perf_counter() - start
+                rest = elapsed / len(trees) * (self.n_estimators - len(trees))
+                if budget is not None and not budget.settle and rest > budget.left():
+                    raise BudgetExhausted(
+                        f"the forest would need {rest:.1f}s more for its "
+                        f"{self.n_estimators - len(trees)} other trees"
+                    )
+        return trees
+
+    def _fit_trees(self, make_tree: Any, X: np.ndarray, y: np.ndarray) -> None:
         self._validate_params()
-        trees = self._grow(forest, X, y)
+        trees = self._grow(make_tree, X, y)
         for name, array in _flatten(trees, self._normalise).items():
             setattr(self, name, array)
         self.n_trees_ = len(trees)
@@ -195,9 +215,10 @@ class ForestRegressor(RegressorMixin, _ForestLearner):
     columns (market values, citation counts, prices), such a forest beside
     XGBoost lowers the error where neither alone does.
 
-    The trees are scikit-learn's :class:`~sklearn.ensemble.ExtraTreesRegressor`
-    (every feature considered at each split, leaves of one row), grown in
-    batches of :data:`TREES_PER_CHECK` between checks of the time budget of
+    The trees are those of scikit-learn's
+    :class:`~sklearn.ensemble.ExtraTreesRegressor` (every feature considered at
+    each split, leaves of one row), grown on autocat's threads in batches of
+    :data:`TREES_PER_CHECK` (or one per thread) between checks of the time budget of
     :func:`~autocat.auto_fit` (which stops a forest that its first batch shows
     would not finish in time), then kept as flat arrays that a compiled kernel
     walks: the model file holds numbers only, and predictions equal
@@ -272,8 +293,10 @@ class ForestRegressor(RegressorMixin, _ForestLearner):
         X, y = validate_data(
             self, X, y, dtype=np.float32, ensure_all_finite="allow-nan", y_numeric=True
         )
-        forest = ExtraTreesRegressor(max_features=1.0)
-        self._fit_trees(forest, X, np.asarray(y, dtype=np.float64))
+        self._fit_trees(
+            partial(ExtraTreeRegressor, max_features=1.0),
+            X, np.asarray(y, dtype=np.float64),
+        )  # fmt: skip
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -356,8 +379,7 @@ class ForestClassifier(ClassifierMixin, _ForestLearner):
         )
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
-        forest = ExtraTreesClassifier(max_features="sqrt")
-        self._fit_trees(forest, X, codes)
+        self._fit_trees(partial(ExtraTreeClassifier, max_features="sqrt"), X, codes)
         return self
 
     def predict_proba(self, X: Any) -> np.ndarray:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -200,3 +202,30 @@ def test_a_forest_trial_over_its_share_of_the_budget_is_cut_and_the_search_goes_
     assert row["duration_s"] < 1.0
     assert (board.loc[board["learner"] == "xgboost", "state"] == "COMPLETE").sum() >= 3
     assert "forest" not in result.summary()
+
+
+def test_growing_threads_keep_the_process_warning_filters():
+    # scikit-learn's Parallel resets the warning filters in each of its threads
+    # (``warnings.resetwarnings`` inside ``catch_warnings``); before Python 3.14
+    # two such threads race, and one can empty the list the others restore:
+    # every later tree then warns "`sklearn.utils.parallel.delayed` should be
+    # used with ...", and the process loses its filters. The forest grows its
+    # trees on its own threads. A tiny switch interval makes the race likely:
+    # grown by scikit-learn's Parallel, the forests of this test lost the filter
+    # in each of six runs.
+    X = _features(60, 0)
+    y = X[:, 0]
+    interval = sys.getswitchinterval()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", message="a filter of the user's")
+        sys.setswitchinterval(1e-6)
+        try:
+            for seed in range(10):
+                forest = ForestRegressor(n_estimators=100, n_jobs=4, random_state=seed)
+                forest.fit(X, y)
+        finally:
+            sys.setswitchinterval(interval)
+        patterns = [getattr(entry[1], "pattern", None) for entry in warnings.filters]
+    assert not [w for w in caught if "should be used with" in str(w.message)]
+    assert "a filter of the user's" in patterns
