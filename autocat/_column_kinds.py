@@ -35,6 +35,7 @@ from autocat._parsing import (
 __all__ = [
     "FAMILIES",
     "KINDS",
+    "WORD_LETTERS",
     "Decision",
     "SuspiciousColumnWarning",
     "as_numbers",
@@ -83,6 +84,11 @@ FAMILIES = (
 # code whose zeros a number would lose.
 _LEADING_ZERO = re.compile(r"\s*[+-]?0\d")
 _WHITESPACE = re.compile(r"\s")
+# A value is a word, not a code, when at least this share of its characters are
+# letters (and they are not all capitals): a word may hold a digit or a sign
+# ("antiquewhite1" 0.92, "abc.data" 0.88); codes are mostly digits and signs
+# ("ID00023" 0.29, "AL-1" 0.5, a hexadecimal hash about 0.4).
+WORD_LETTERS = 0.75
 # A column pandas wrote from an unnamed index ("Unnamed: 0") or a reset index.
 _INDEX_NAME = re.compile(r"Unnamed: \d+|index|level_\d+", re.IGNORECASE)
 # Numbers with non-numeric tokens: at most this many distinct tokens, and at most
@@ -523,9 +529,13 @@ def identifier_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str |
     """Return why a column of text is an identifier, or None.
 
     A column is an identifier when it has at least 50 present values, at least
-    95% of them distinct, and no value contains white space (single tokens such
-    as ``"A-10293"`` or e-mail addresses). Near-unique values with spaces are
-    near-unique text (:func:`unique_text_reason`), kept unless asked.
+    95% of them distinct, and its values are codes: no value contains white
+    space, and most are not words. A word has at least :data:`WORD_LETTERS` of
+    its characters letters and is not all in capitals; codes are mostly digits
+    and signs (``"A-10293"``, hashes) or capitals (tickers, airport codes).
+    Near-unique values with spaces, or single words (colour or package names,
+    web addresses), are near-unique text (:func:`unique_text_reason`), kept
+    unless asked: their letters carry meaning a model can use.
 
     Examples
     --------
@@ -533,8 +543,11 @@ def identifier_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str |
     >>> from autocat._column_kinds import identifier_reason
     >>> ids = np.array([f"ID{i:05d}x" for i in range(60)], dtype=object)
     >>> identifier_reason(ids, 0, 60)
-    'identifier-like: 60 distinct values in 60 rows, none with a space'
+    'identifier-like: 60 distinct values in 60 rows, codes (no spaces, few letters)'
     >>> identifier_reason(np.array([f"a b {i}" for i in range(60)]), 0, 60) is None
+    True
+    >>> colours = np.array([f"darkblue{i}" for i in range(60)], dtype=object)
+    >>> identifier_reason(colours, 0, 60) is None
     True
     """
     n_present = _near_unique_present(uniques, n_missing, n_rows)
@@ -543,10 +556,26 @@ def identifier_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str |
     for value in uniques:
         if not isinstance(value, str) or _WHITESPACE.search(value.strip()):
             return None
+    if _words(uniques):
+        return None
     return (
         f"identifier-like: {len(uniques)} distinct values in {n_present} rows, "
-        "none with a space"
+        "codes (no spaces, few letters)"
     )
+
+
+def _words(uniques: np.ndarray) -> bool:
+    """Whether most of (up to 1,000 evenly spread) values are words, not codes."""
+    sample = uniques[
+        np.linspace(0, len(uniques) - 1, min(len(uniques), 1000)).astype(int)
+    ]
+    return 2 * sum(map(_is_word, sample)) >= len(sample)
+
+
+def _is_word(value: str) -> bool:
+    """At least :data:`WORD_LETTERS` letters, and not all in capitals (``"JFK"``)."""
+    letters = sum(c.isalpha() for c in value)
+    return letters >= WORD_LETTERS * max(len(value), 1) and not value.isupper()
 
 
 def unique_text_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str | None:
@@ -554,7 +583,8 @@ def unique_text_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str 
 
     Near-unique text is what :func:`identifier_reason` keeps: at least 50 present
     values, at least 95% of them distinct, some with white space (company names,
-    film titles). ``TableVectorizer(drop_unique_text=True)`` drops it.
+    film titles) or most of them words (colour names, web addresses).
+    ``TableVectorizer(drop_unique_text=True)`` drops it.
 
     Examples
     --------
@@ -572,7 +602,8 @@ def unique_text_reason(uniques: np.ndarray, n_missing: int, n_rows: int) -> str 
         return None
     if not all(isinstance(value, str) for value in uniques):
         return None
-    if not any(_WHITESPACE.search(value.strip()) for value in uniques):
+    spaced = any(_WHITESPACE.search(value.strip()) for value in uniques)
+    if not spaced and not _words(uniques):
         return None
     return f"near-unique text: {len(uniques)} distinct values in {n_present} rows"
 

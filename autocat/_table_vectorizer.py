@@ -117,10 +117,11 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
       columns with no value at all, and, with ``drop_identifiers``, row indexes
       and identifiers (from 50 rows on): integers all distinct and either named
       like a saved index (``'Unnamed: 0'``), consecutive, or increasing with the
-      rows; strings at least 95% distinct with no space in any value. Free text
-      (values with spaces) is kept, unless ``drop_unique_text`` drops
-      near-unique text: strings at least 95% distinct (from 50 rows on), some
-      with a space, such as names and titles. When every column would be
+      rows; codes: strings at least 95% distinct, with no space in any value
+      and mostly digits and signs (``"A-10293"``, hashes). Near-unique text is
+      kept, unless ``drop_unique_text`` drops it: strings at least 95% distinct
+      (from 50 rows on), some with a space (names, titles) or most of them
+      words (colour names, web addresses). When every column would be
       dropped by these rules, none is (each is encoded as its values say), so
       that a model after the vectorizer has columns to fit on.
 

@@ -141,7 +141,8 @@ EXPECTED_PLAN = [
         "uuid",
         "dropped",
         0,
-        "identifier-like: 200 distinct values in 200 rows, none with a space",
+        "identifier-like: 200 distinct values in 200 rows, codes (no spaces, "
+        "few letters)",
     ),
     ("comment", "text", 30, "free text; 200 distinct values > 30"),
     ("pickup", "datetime", 7, "dates (%m/%d/%Y %I:%M %p)"),

@@ -80,6 +80,71 @@ def test_near_unique_text_is_listed_and_kept_by_default():
     assert vectorizer.column_kinds_["job"] == "high_cardinality"
 
 
+SHADES = ["red", "blue", "green", "grey", "gold", "violet", "orange", "brown"]
+
+
+def _colours(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """Single-word colour names, each its own, whose words say the target."""
+    rng = np.random.default_rng(seed)
+    shade = rng.integers(0, len(SHADES), n)
+    tone = rng.choice(["dark", "light", "pale", "deep", ""], n)
+    names = [
+        f"{t}{SHADES[s]}{i}" for i, (t, s) in enumerate(zip(tone, shade, strict=True))
+    ]
+    X = pd.DataFrame({"colour": names, "x": rng.normal(size=n)})
+    return X, shade * 10.0 + rng.normal(size=n)
+
+
+def test_single_words_are_near_unique_text_and_codes_are_identifiers():
+    # Colour names have no space, as codes have not: their letters tell them
+    # apart (at least WORD_LETTERS of a value's characters).
+    X, _ = _colours(300, 0)
+    X["sku"] = [f"SKU-{i:06d}" for i in range(300)]  # 0.3 letters
+    X["hash"] = [f"{i * 2654435761 % 2**40:010x}" for i in range(300)]
+    vectorizer = TableVectorizer().fit(X)
+    assert vectorizer.near_unique_text_ == ["colour"]
+    assert vectorizer.column_kinds_["colour"] == "high_cardinality"
+    assert vectorizer.column_kinds_["sku"] == "dropped"
+    assert vectorizer.column_kinds_["hash"] == "dropped"
+    reason = vectorizer.describe().set_index("column").loc["sku", "reason"]
+    assert reason == (
+        "identifier-like: 300 distinct values in 300 rows, codes (no spaces, "
+        "few letters)"
+    )
+    dropped = TableVectorizer(drop_unique_text=True).fit(X)
+    assert dropped.column_kinds_["colour"] == "dropped"
+
+
+def test_most_values_decide_words_from_codes():
+    from autocat._column_kinds import WORD_LETTERS, identifier_reason
+
+    def pair(i: int) -> str:
+        return chr(97 + i % 26) + chr(97 + i // 26)
+
+    # 3 letters in 4 characters: words; 2 in 4: codes; capitals: codes
+    assert WORD_LETTERS == 0.75
+    words = np.array([f"{pair(i)}x{i % 10}" for i in range(60)], dtype=object)
+    codes = np.array([f"{pair(i)}{i % 10}-" for i in range(60)], dtype=object)
+    capitals = np.array([f"{pair(i)}x".upper() for i in range(60)], dtype=object)
+    assert identifier_reason(words, 0, 60) is None
+    assert identifier_reason(codes, 0, 60) is not None
+    assert identifier_reason(capitals, 0, 60) is not None
+    # most values decide: a few words among codes leave them codes
+    assert identifier_reason(np.concatenate([codes[:40], words[40:]]), 0, 60)
+    assert not identifier_reason(np.concatenate([codes[:20], words[20:]]), 0, 60)
+
+
+def test_a_model_learns_from_single_word_names():
+    # Dropped as identifiers, the names left nothing to learn from (R² near 0);
+    # kept and min-hashed, their words give the target.
+    X, y = _colours(600, 1)
+    X_test, y_test = _colours(300, 2)
+    model = Recipe(random_state=0).build().fit(X, y)
+    assert model.score(X_test, y_test) > 0.8
+    blind = Recipe(random_state=0, drop_unique_text=True).build().fit(X, y)
+    assert blind.score(X_test, y_test) < 0.2
+
+
 def test_drop_unique_text_drops_names_and_nothing_else():
     X, _ = _table()
     kept = TableVectorizer().fit(X)
