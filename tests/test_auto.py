@@ -757,7 +757,14 @@ rng = np.random.default_rng(0)
 frame = pd.DataFrame({"job": [f"job {i % 80} grade {i % 7}" for i in range(600)],
                       "x": rng.normal(size=600)})
 frame["y"] = frame["x"] + np.arange(600) % 7
+# warm_kernels' threads, too, end a moment after it returns: count once they have
 before = len(os.listdir("/proc/self/task"))
+for _ in range(50):
+    time.sleep(0.1)
+    now = len(os.listdir("/proc/self/task"))
+    if now == before:
+        break
+    before = now
 autocat.auto_fit(frame, "y", n_jobs=2, show_progress=False, LIMIT)
 # The teams of the threads that ended exit on their own, a moment later on a
 # busy machine; a team left in this thread stays.
