@@ -47,6 +47,7 @@ __all__ = [
     "index_reason",
     "is_free_text",
     "leading_zero_code",
+    "number_code",
     "number_table",
     "number_tokens",
     "parse_dates",
@@ -83,6 +84,8 @@ FAMILIES = (
 # A string written with a leading zero before another digit ("02134", "007"): a
 # code whose zeros a number would lose.
 _LEADING_ZERO = re.compile(r"\s*[+-]?0\d")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
 _WHITESPACE = re.compile(r"\s")
 # A value is a word, not a code, when at least this share of its characters are
 # letters (and they are not all capitals): a word may hold a digit or a sign
@@ -173,8 +176,9 @@ def decide(
     ``'dropped'``; datetimes are ``'datetime'``; numbers are ``'numeric'``
     unless :func:`index_reason` finds a row index; strings that read as numbers
     (see :func:`number_tokens`: money, percentages, thousands separators, a few
-    non-numeric tokens) are ``'numeric'`` unless some value is a code with a
-    leading zero (:func:`leading_zero_code`); strings that read as times or
+    non-numeric tokens) are ``'numeric'`` unless some value is a code
+    (:func:`number_code`: a leading zero, or a token of digits and letters);
+    strings that read as times or
     dates are ``'datetime'``; other values are text, ``'dropped'`` when
     :func:`identifier_reason` finds an identifier, otherwise low- or
     high-cardinality by their number of distinct values.
@@ -265,7 +269,7 @@ def decide(
     if family != "categorical":
         is_text = all(isinstance(v, str) for v in uniques)
         tokens = number_tokens(uniques) if parse_numbers else None
-        code = None if tokens is None else leading_zero_code(uniques)
+        code = None if tokens is None else number_code(uniques, tokens)
         if tokens is not None and code is None:
             numbers = _read_numbers(uniques)
             why = index_reason(name, numbers, n_missing, n_rows)
@@ -306,7 +310,9 @@ def decide(
         names = sorted({type(v).__name__ for v in uniques})
         prefix = f"values of types {', '.join(names)} read as text; "
     if code is not None:
-        prefix += f"codes with leading zeros (e.g. {code!r}) read as text; "
+        leading = _LEADING_ZERO.match(code)
+        written = "with leading zeros" if leading else "of digits and letters"
+        prefix += f"codes {written} (e.g. {code!r}) read as text; "
     why = identifier_reason(uniques, n_missing, n_rows)
     if drop_identifiers and why is not None:
         return Decision("dropped", prefix + why)
@@ -444,6 +450,35 @@ def as_numbers(values: np.ndarray) -> np.ndarray | None:
     if np.abs(out).max() > 2**53:
         return out
     return out.astype(np.int64)
+
+
+def number_code(uniques: np.ndarray, tokens: tuple[str, ...]) -> str | None:
+    """Return a value that makes a column of numbers a column of codes, or None.
+
+    Either a value written with a leading zero (:func:`leading_zero_code`), or
+    a non-numeric token (see :func:`number_tokens`) of digits and letters: a
+    missing marker (``"n/a"``, ``"unknown"``, ``"-"``) has no digit, while
+    ``"136A"`` among ``"1"`` to ``"204"`` is a family, a flat or a part
+    numbered as the others are. Codes stay text: their order as numbers means
+    nothing, and the token would be lost as missing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import number_code
+    >>> families = np.array([str(i) for i in range(1, 60)] + ["136A"], dtype=object)
+    >>> number_code(families, ("136A",))
+    '136A'
+    >>> number_code(np.array(["1", "2", "n/a"], dtype=object), ("n/a",)) is None
+    True
+    """
+    code = leading_zero_code(uniques)
+    if code is not None:
+        return code
+    for token in tokens:
+        if _DIGIT.search(token) and _LETTER.search(token):
+            return token
+    return None
 
 
 def leading_zero_code(uniques: np.ndarray) -> str | None:

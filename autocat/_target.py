@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from autocat._column_kinds import as_numbers, leading_zero_code, number_tokens
+from autocat._column_kinds import as_numbers, number_code, number_tokens
 from autocat._dataframe import is_pandas, is_polars, series_values, to_pandas
 from autocat._parsing import detect_date_format, is_missing, parse_numbers
 
@@ -214,7 +214,7 @@ def tokens_as_missing(y: np.ndarray, name: str, task: str) -> np.ndarray:
     uniques = pd.unique(np.asarray(y, dtype=object))
     uniques = np.asarray([v for v in uniques if not is_missing(v)], dtype=object)
     tokens = number_tokens(uniques) if len(uniques) else None
-    if not tokens or leading_zero_code(uniques) is not None:
+    if not tokens or number_code(uniques, tokens) is not None:
         return y
     numbers, _ = parse_numbers(np.asarray(y, dtype=object))
     if task == "auto" and infer_task(numbers[~np.isnan(numbers)])[0] != "regression":

@@ -14,6 +14,7 @@ from autocat._column_kinds import (
     identifier_reason,
     index_reason,
     leading_zero_code,
+    number_code,
     number_tokens,
     parse_dates,
     parse_numbers,
@@ -372,6 +373,33 @@ def test_codes_with_leading_zeros_stay_text(codes):
 def test_leading_zero_rule():
     assert leading_zero_code(_obj("12", " 0012 ")) == " 0012 "
     assert leading_zero_code(_obj("0", "0.5", "-0.25", "10", 7)) is None
+
+
+def test_a_token_of_digits_and_letters_makes_numbers_codes():
+    # Galton's families are "1" to "204" and "136A": read as numbers, the
+    # order of the families meant nothing and "136A" was lost as missing.
+    families = _obj(*[str(i) for i in range(1, 205)], "136A")
+    decision = decide("string", families, 0, 898)
+    assert decision.kind == "high_cardinality"
+    assert decision.conversion == "text"
+    assert decision.reason.startswith(
+        "codes of digits and letters (e.g. '136A') read as text; "
+    )
+    # missing markers have no digit, and a digit alone is no code
+    ages = _obj(*[str(i) for i in range(20, 80)], "unknown", "n/a")
+    assert decide("string", ages, 0, 100).kind == "numeric"
+    assert number_code(ages, ("unknown", "n/a")) is None
+    assert number_code(_obj(*[str(i) for i in range(60)], "90+"), ("90+",)) is None
+    assert number_code(_obj("1", "2", "B1"), ("B1",)) == "B1"
+
+
+def test_a_target_with_a_code_token_is_not_read_as_numbers():
+    from autocat._target import tokens_as_missing
+
+    flats = _obj(*[str(v) for v in range(1, 41)], "12b")
+    assert tokens_as_missing(flats, "flat", "auto") is flats
+    numbers = _obj(*[str(v) for v in range(1, 41)], "unknown")
+    assert np.isnan(tokens_as_missing(numbers, "price", "auto")[-1])
 
 
 # ----------------------------------------------------- indexes and identifiers
