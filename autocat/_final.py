@@ -381,8 +381,8 @@ def final_model(
     if unsound:
         notes.append(
             f"trial(s) {', '.join(f'#{n}' for n in unsound)}: the refit on all rows "
-            "scored below the trial's cross-validated score on its own training "
-            "rows (its boosting diverged), so the average of the trial's fold "
+            "scored well below the trial's cross-validated score on its own "
+            "training rows (its boosting diverged), so the average of the trial's fold "
             "models stands in for it"
         )
     n_bagged = sum(m["fit"] == "fold models" and m["trial"] not in unsound
