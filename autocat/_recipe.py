@@ -38,7 +38,6 @@ TEXT_ENCODERS: tuple[str, ...] = ("minhash", "text")
 LEARNERS: tuple[str, ...] = ("xgboost", "linear", "forest")
 #: The analyzers of :class:`~autocat.TextEncoder`.
 TEXT_ANALYZERS: tuple[str, ...] = ("both", "word", "char")
-# Task -> TargetEncoder's target_type.
 # XGBoost's bound on a leaf's step (before the learning rate) for classes: the
 # top of the range its documentation suggests for unbalanced classes (1 to 10).
 # Without it, softmax boosting over many classes, some of a few rows, can
@@ -46,7 +45,7 @@ TEXT_ANALYZERS: tuple[str, ...] = ("both", "word", "char")
 # hessians vanish and a leaf's step grows to hundreds. Healthy models' steps
 # stay below it but for about one leaf in a thousand.
 CLASS_MAX_DELTA_STEP = 10.0
-
+# Task -> TargetEncoder's target_type.
 _TARGET_TYPES = {
     "regression": "continuous",
     "binary": "binary",
