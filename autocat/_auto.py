@@ -5,14 +5,12 @@ from __future__ import annotations
 import logging
 import math
 import time
-import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from sklearn.metrics import get_scorer_names
-from sklearn.model_selection import KFold, StratifiedKFold
 
 from autocat._budget import BudgetExhausted, FirstResultDeadline
 from autocat._encoder_choice import check_specific
@@ -34,6 +32,7 @@ from autocat._rescue import (
 )
 from autocat._result import AutoResult
 from autocat._search_space import default_params, portfolio
+from autocat._splits import make_splits
 from autocat._target import (
     check_not_dates,
     encode_target,
@@ -131,99 +130,6 @@ def _check_target_transform(
         )
     if target_transform == "log":
         check_log_target(y, f"the target {name!r}")
-
-
-def _check_cv_rows(n_splits: int, largest: int, what: str) -> None:
-    if n_splits > largest:
-        raise ValueError(
-            f"cv={n_splits} folds need at least {n_splits} {what}, got {largest}. "
-            "Pass a smaller cv."
-        )
-
-
-def make_splits(
-    X: Any, y: np.ndarray, task: str, cv: Any, random_state: int
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Return cross-validation folds that train on every class.
-
-    Regression uses shuffled ``KFold``. Classification stratifies the classes
-    with at least 2 rows (shuffled ``StratifiedKFold``) and puts the rows of
-    classes with one row in every fold's training part and in no validation
-    part: they are trained on, never validated on. Stratification leaves at
-    most ``ceil(n / cv)`` of a class's ``n >= 2`` rows in one validation part,
-    so every training part holds every class, as XGBoost needs. A splitter
-    passed as ``cv`` is used as is, except that single-row classes move to
-    training; a fold whose training part still lacks a class is an error.
-
-    A validation part may lack classes (a class with fewer rows than folds):
-    accuracy is still defined; probabilistic and multiclass AUC metrics are
-    scored with ``labels=`` by :func:`autocat._ensemble.fold_scorer`; a binary
-    ranking metric on a fold without positives is undefined, which scores
-    pooled over the folds' predictions avoid.
-
-    Parameters
-    ----------
-    X : pandas.DataFrame or None
-        The features, only passed to a splitter's ``split``.
-    y : ndarray of shape (n_samples,)
-        Float values, or class codes ``0 .. k-1``.
-    task : {'regression', 'binary', 'multiclass'}
-        The task.
-    cv : int or scikit-learn splitter
-        Number of folds, or a splitter with ``split(X, y)``.
-    random_state : int
-        Seeds the shuffling: the same arguments give the same folds.
-
-    Returns
-    -------
-    list of (train, valid)
-        Sorted row-index arrays, one pair per fold.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from autocat._auto import make_splits
-    >>> y = np.array([0, 0, 0, 1, 1, 1, 2])  # class 2 has one row
-    >>> folds = make_splits(None, y, "multiclass", 3, random_state=0)
-    >>> [6 in train for train, _ in folds], [6 in valid for _, valid in folds]
-    ([True, True, True], [False, False, False])
-    """
-    y = np.asarray(y)
-    rows = np.arange(len(y))
-    rare = np.zeros(len(y), dtype=bool)
-    if task != "regression":
-        rare = np.bincount(y)[y] < 2
-    if hasattr(cv, "split"):
-        X = rows[:, None] if X is None else X
-        splits = [(np.asarray(a), np.asarray(b)) for a, b in cv.split(X, y)]
-    elif task == "regression":
-        _check_cv_rows(int(cv), len(y), "rows")
-        kfold = KFold(int(cv), shuffle=True, random_state=random_state)
-        splits = list(kfold.split(rows))
-    else:
-        common = rows[~rare]
-        _check_cv_rows(int(cv), int(np.bincount(y).max()), "rows in some class")
-        stratified = StratifiedKFold(int(cv), shuffle=True, random_state=random_state)
-        with warnings.catch_warnings():
-            # Fewer rows than folds in a class is fine: see the docstring.
-            warnings.filterwarnings("ignore", "The least populated class", UserWarning)
-            splits = [
-                (common[a], common[b]) for a, b in stratified.split(common, y[common])
-            ]
-    folds = []
-    for i, (train, valid) in enumerate(splits):
-        train = np.union1d(train, rows[rare])
-        valid = np.setdiff1d(valid, rows[rare])
-        if task != "regression":
-            absent = np.setdiff1d(y, y[train])
-            if len(absent):
-                raise ValueError(
-                    f"fold {i} of cv={cv!r} trains on no row of class codes "
-                    f"{absent[:10].tolist()}: XGBoost needs every class in training. "
-                    "Use a stratified splitter, or an int cv."
-                )
-        folds.append((train, valid))
-    return folds
 
 
 def _make_splits(

@@ -19,8 +19,8 @@ from sklearn.pipeline import Pipeline
 from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._ensemble import EnsembleModel, score_predictions
 from autocat._recipe import Recipe
+from autocat._splits import STOP_FRACTION
 from autocat._trials import (
-    STOP_FRACTION,
     BudgetCallback,
     TrialRecord,
     task_predictions,

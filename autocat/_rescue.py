@@ -32,13 +32,13 @@ from autocat._members import (
     fold_models_seconds,
 )
 from autocat._recipe import xgboost_threads
+from autocat._splits import inner_splits
 from autocat._trials import (
     EARLY_STOPPING_ROUNDS,
     MAX_ROUNDS,
     BudgetCallback,
     TrialRecord,
     fit_early_stopped,
-    inner_splits,
     task_predictions,
     thread_speedup,
 )

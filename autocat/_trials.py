@@ -3,8 +3,9 @@
 A trial fits the recipe's vectorizer on each fold's training rows (or reuses the
 cached encoding of an earlier trial with the same vectorizer), trains XGBoost on
 the fold's *fit* rows with early stopping on its *stop* rows
-(:func:`inner_splits`), then scores the fold's validation rows once. It leaves a
-:class:`TrialRecord`: scores, out-of-fold predictions and the fold models.
+(:func:`~autocat._splits.inner_splits`), then scores the fold's validation rows
+once. It leaves a :class:`TrialRecord`: scores, out-of-fold predictions and the
+fold models.
 """
 
 from __future__ import annotations
@@ -35,15 +36,12 @@ __all__ = [
     "MAX_ROUNDS",
     "MIN_CV_TRIALS",
     "PRUNE_EVERY",
-    "STOP_FRACTION",
     "BudgetCallback",
     "EncodingCache",
     "TrialCut",
     "TrialRecord",
     "TrialRunner",
     "better_cut",
-    "inner_split",
-    "inner_splits",
     "task_predictions",
     "thread_speedup",
 ]
@@ -53,8 +51,6 @@ logger = logging.getLogger("autocat")
 # XGBoost grows at most this many trees per fold; early stopping picks fewer.
 MAX_ROUNDS = 1000
 EARLY_STOPPING_ROUNDS = 50
-# Share of a fold's training rows that choose the number of trees (never scored).
-STOP_FRACTION = 0.2
 # With a time budget, k-fold CV is kept only if this many trials fit in it;
 # otherwise every trial uses the first fold as a holdout (k times cheaper).
 MIN_CV_TRIALS = 10
@@ -73,116 +69,6 @@ SERIAL_SHARE = 0.3
 # it is not part of the search. A forest that would take longer stops after the
 # first trees of its first fold (see :class:`~autocat._forest.ForestRegressor`).
 FOREST_SHARE = 0.25
-
-
-def inner_split(
-    train_indices: np.ndarray,
-    y: np.ndarray,
-    task: str,
-    random_state: int,
-    fraction: float = 0.2,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Split a fold's training rows into rows to fit and rows to stop boosting on.
-
-    The early-stopping rows then come from the training part, and the fold's
-    validation rows judge a number of trees they did not choose. Classification
-    keeps every class in ``fit_idx``: a class with ``n >= 2`` rows gives about
-    ``fraction * n`` of them (at most ``n - 1``) to ``stop_idx``, the total
-    being ``round(fraction * len(train_indices))`` rows or fewer when small
-    classes cannot give them; classes with one row go to ``fit_idx`` only.
-
-    Parameters
-    ----------
-    train_indices : ndarray of int
-        Row indices of the fold's training part.
-    y : ndarray of shape (n_samples,)
-        The whole target (float values or class codes), indexed by
-        ``train_indices``.
-    task : {'regression', 'binary', 'multiclass'}
-        The task.
-    random_state : int
-        Seeds the draw: the same arguments give the same split.
-    fraction : float, default=0.2
-        Share of the rows that go to ``stop_idx`` (at least one row).
-
-    Returns
-    -------
-    fit_idx, stop_idx : ndarray of int
-        Sorted subsets of ``train_indices``. ``stop_idx`` is empty only when no
-        class has 2 rows.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from autocat._trials import inner_split
-    >>> y = np.array([0] * 8 + [1] * 4 + [2])
-    >>> fit, stop = inner_split(np.arange(13), y, "multiclass", 0, fraction=0.25)
-    >>> np.bincount(y[fit], minlength=3), np.bincount(y[stop], minlength=3)
-    (array([6, 3, 1]), array([2, 1, 0]))
-    """
-    if not 0 < fraction < 1:
-        raise ValueError(f"fraction must be in (0, 1), got {fraction!r}.")
-    train = np.asarray(train_indices)
-    if len(train) < 2:
-        raise ValueError(f"inner_split needs at least 2 rows, got {len(train)}.")
-    perm = np.random.default_rng(random_state).permutation(train)
-    wanted = min(max(1, round(fraction * len(train))), len(train) - 1)
-    if task == "regression":
-        return np.sort(perm[wanted:]), np.sort(perm[:wanted])
-    labels = np.unique(y[perm], return_inverse=True)[1]
-    counts = np.bincount(labels)
-    caps = np.maximum(counts - 1, 0)
-    quota = fraction * counts * (counts >= 2)
-    take = np.minimum(np.floor(quota), caps).astype(np.int64)
-    wanted = min(wanted, int(caps.sum()))
-    while take.sum() < wanted:  # largest remainder first; ties: lowest code
-        room = np.where(take < caps, quota - take, -np.inf)
-        take[int(np.argmax(room))] += 1
-    order = np.argsort(labels, kind="stable")  # by class, permuted within
-    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    rank = np.empty(len(perm), dtype=np.int64)
-    rank[order] = np.arange(len(perm)) - start[labels[order]]
-    stop = rank < take[labels]
-    return np.sort(perm[~stop]), np.sort(perm[stop])
-
-
-def inner_splits(
-    splits: Sequence[tuple[np.ndarray, np.ndarray]],
-    y: np.ndarray,
-    task: str,
-    random_state: int,
-    fraction: float = STOP_FRACTION,
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Split each fold's training part into *fit* and *stop* rows.
-
-    Parameters
-    ----------
-    splits : sequence of (train, valid) index arrays
-        The outer folds.
-    y : ndarray
-        The target (class codes for classification).
-    task : {'regression', 'binary', 'multiclass'}
-        The task; see :func:`inner_split`.
-    random_state : int
-        Seed of the splits (each fold draws its own).
-    fraction : float, default=0.2
-        Share of the training rows that early stopping watches.
-
-    Returns
-    -------
-    list of (fit, stop) arrays
-        Positions into each fold's ``train`` array (not row indices), sorted.
-    """
-    out = []
-    for fold, (train, _) in enumerate(splits):
-        train = np.asarray(train)
-        seed = int(np.random.default_rng([random_state, fold]).integers(2**31))
-        fit_rows, stop_rows = inner_split(train, y, task, seed, fraction)
-        order = np.argsort(train, kind="stable")
-        fit = np.sort(order[np.searchsorted(train[order], fit_rows)])
-        stop = np.sort(order[np.searchsorted(train[order], stop_rows)])
-        out.append((fit, stop))
-    return out
 
 
 class BudgetCallback(xgboost.callback.TrainingCallback):

@@ -50,6 +50,7 @@ from autocat._progress import Progress
 from autocat._recipe import VECTORIZER_PARAMS
 from autocat._sampler import FIRST_OF_ENCODER, RepeatBlindTPESampler
 from autocat._search_space import SEARCH_SPACE, default_params, suggest_params
+from autocat._splits import inner_splits
 from autocat._storage import make_storage
 from autocat._trials import (
     PRUNE_EVERY,
@@ -58,7 +59,6 @@ from autocat._trials import (
     TrialRecord,
     TrialRunner,
     better_cut,
-    inner_splits,
 )
 from autocat._unique_text import UniqueTextTrial
 from autocat._validation import is_fatal_error

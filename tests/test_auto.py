@@ -549,7 +549,7 @@ def test_the_rescue_recipe_is_min_hash_before_a_regularised_xgboost():
 
     from autocat import TableVectorizer
     from autocat._rescue import RESCUE_XGB_PARAMS, fallback_model
-    from autocat._trials import inner_splits
+    from autocat._splits import inner_splits
 
     assert RESCUE_XGB_PARAMS == {
         "learning_rate": 0.1, "subsample": 0.8, "colsample_bytree": 0.8,

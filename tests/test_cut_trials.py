@@ -27,12 +27,12 @@ from autocat._rescue import (
 )
 from autocat._search_space import default_params
 from autocat._selection import paired_loss_share
+from autocat._splits import inner_splits
 from autocat._trials import (
     EncodingCache,
     TrialCut,
     TrialRecord,
     TrialRunner,
-    inner_splits,
 )
 from autocat._tuning import TuneOutcome, leaderboard, tune
 

@@ -14,7 +14,8 @@ from sklearn.model_selection import KFold
 from autocat._budget import Budget
 from autocat._sampler import REPEATS, RepeatBlindTPESampler
 from autocat._search_space import default_params, suggest_params
-from autocat._trials import EncodingCache, TrialRunner, inner_splits
+from autocat._splits import inner_splits
+from autocat._trials import EncodingCache, TrialRunner
 
 SPACE = {"x": FloatDistribution(0.0, 10.0), "y": FloatDistribution(0.0, 10.0)}
 # x, y and the score of the told trials: the best is at (9, 1)

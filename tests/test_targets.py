@@ -9,10 +9,9 @@ from sklearn.metrics import average_precision_score, log_loss
 from sklearn.model_selection import KFold, PredefinedSplit
 
 from autocat import Recipe, auto_fit
-from autocat._auto import make_splits
 from autocat._ensemble import fold_scorer
+from autocat._splits import inner_split, make_splits
 from autocat._target import encode_target, infer_task, tokens_as_missing
-from autocat._trials import inner_split
 from autocat.cli import for_cli
 
 

@@ -21,11 +21,11 @@ from autocat._fold_cache import MAX_COMPONENTS
 from autocat._recipe import Recipe
 from autocat._sampler import FIRST_OF_ENCODER
 from autocat._search_space import default_params
+from autocat._splits import inner_splits
 from autocat._trials import (
     PRUNE_EVERY,
     EncodingCache,
     TrialRunner,
-    inner_splits,
 )
 from autocat._tuning import (
     BATCH_TRIALS,

@@ -9,7 +9,8 @@ from sklearn.model_selection import KFold
 
 from autocat._budget import Budget
 from autocat._recipe import Recipe
-from autocat._trials import EncodingCache, TrialRunner, inner_splits
+from autocat._splits import inner_splits
+from autocat._trials import EncodingCache, TrialRunner
 
 WORDS = ["red", "green", "blue", "cat", "dog", "tree", "sky", "sea", "sun", "rain"]
 

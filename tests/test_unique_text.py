@@ -21,7 +21,8 @@ from autocat._search_space import (
     param_distributions,
     suggest_params,
 )
-from autocat._trials import EncodingCache, TrialRecord, TrialRunner, inner_splits
+from autocat._splits import inner_splits
+from autocat._trials import EncodingCache, TrialRecord, TrialRunner
 from autocat._tuning import BATCH_TRIALS, tune
 from autocat._unique_text import UniqueTextTrial
 

@@ -33,11 +33,10 @@ import numpy as np
 from autocat import _search_space
 from autocat._budget import Budget, budget_scope
 from autocat._search_space import ParamSpec
+from autocat._splits import STOP_FRACTION, inner_split
 from autocat._trials import (
     EARLY_STOPPING_ROUNDS,
     MAX_ROUNDS,
-    STOP_FRACTION,
-    inner_split,
 )
 from autocat.integrations._common import build_vectorizer, require, vectorizer_specs
 from autocat.integrations._flaml_ensemble import (

@@ -60,13 +60,13 @@ import numpy as np
 import pandas as pd
 
 import autocat
-from autocat._auto import make_splits
 from autocat._budget import Budget
 from autocat._ensemble import fold_scorer
 from autocat._final import warm_kernels
 from autocat._rescue import fallback_model
 from autocat._search_space import portfolio
-from autocat._trials import EncodingCache, TrialRunner, inner_splits
+from autocat._splits import inner_splits, make_splits
+from autocat._trials import EncodingCache, TrialRunner
 
 
 def employee_salaries(rows: int) -> tuple[pd.DataFrame, np.ndarray, str, str]:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import autocat
 import autocat._members
+import autocat._splits
 from autocat._budget import Budget
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -56,7 +57,7 @@ def main(argv=None):
     )
     call = calls["last"].arguments
     train, valid = call["splits"][0]
-    fit_rows = len(train) * (1 - autocat._members.STOP_FRACTION)
+    fit_rows = len(train) * (1 - autocat._splits.STOP_FRACTION)
     ratios = []
     threads = call["n_threads"]
     print(f"{os.cpu_count()} CPU(s); n_jobs={args.jobs}, refit threads {threads}")

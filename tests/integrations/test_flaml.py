@@ -153,7 +153,7 @@ def test_the_autocat_learner_chooses_its_trees_by_early_stopping(dirty_split, ta
     from xgboost import XGBClassifier, XGBRegressor
 
     from autocat import TableVectorizer
-    from autocat._trials import inner_split
+    from autocat._splits import inner_split
     from autocat.integrations.flaml import _learner_class
 
     X_train, y_train, X_new, _ = dirty_split
