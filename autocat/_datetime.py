@@ -22,12 +22,15 @@ from autocat._dataframe import (
 )
 from autocat._sklearn_compat import StrOptions, _fit_context
 
-__all__ = ["DatetimeEncoder"]
+__all__ = ["WEEKDAY_DAYS", "DatetimeEncoder", "weekday_note"]
 
 _NS_PER_DAY = 86_400 * 10**9
 _DATE_PARTS = ("year", "month", "day")
 _TIME_PARTS = ("hour", "minute", "second")
 _ALL_PARTS = _DATE_PARTS + _TIME_PARTS
+#: With ``add_weekday='auto'``, a column of at least this many distinct dates on
+#: fewer days of the month (a week's worth) is a periodic series: no weekday.
+WEEKDAY_DAYS = 7
 #: The format recorded for columns of numbers, read as seconds since the epoch.
 UNIX_SECONDS = "unix_seconds"
 
@@ -39,7 +42,7 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
     too), strings with dates in one format (found at fit), or numbers, read as
     seconds since 1970-01-01 UTC. Each input column gives, in this order: the
     calendar parts chosen by ``components``, the day of the week (Monday is 0)
-    when ``add_weekday``, the seconds since midnight when ``add_time_of_day``,
+    as ``add_weekday`` says, the seconds since midnight when ``add_time_of_day``,
     and the seconds since 1970-01-01 UTC when ``add_epoch``. Missing values
     (``NaT``) give ``NaN`` in every output, which XGBoost routes with a learned
     default direction.
@@ -52,8 +55,13 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
         each time part that is not zero for some training value (so dates
         without a time give no constant hour column). ``'time'`` keeps only the
         time parts, the same way, for columns that hold times of day.
-    add_weekday : bool, default=True
-        Add the day of the week, 0 (Monday) to 6.
+    add_weekday : bool or 'auto', default='auto'
+        Add the day of the week, 0 (Monday) to 6. ``'auto'`` adds it unless the
+        training dates are a periodic series: at least :data:`WEEKDAY_DAYS`
+        distinct dates on fewer than :data:`WEEKDAY_DAYS` days of the month
+        (monthly, quarterly or yearly values: the 1st, the 15th, month ends).
+        There the weekday is a pseudo-random function of the year and month,
+        which trees split on as noise, and no weekly cycle can be seen.
     add_epoch : bool, default=True
         Add the seconds since the Unix epoch, which orders the whole column.
     add_time_of_day : bool, default=False
@@ -63,6 +71,8 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
     ----------
     components_ : list of list of str
         The calendar parts kept for each input column.
+    weekday_ : list of bool
+        Whether each input column gives its day of the week.
     formats_ : list of str or None
         How each input column is read: ``None`` for datetime columns, the date
         format found at fit for strings (``strptime`` codes or ``'ISO8601'``),
@@ -109,7 +119,7 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "components": [StrOptions({"auto", "time"}), list, tuple],
-        "add_weekday": ["boolean"],
+        "add_weekday": ["boolean", StrOptions({"auto"})],
         "add_epoch": ["boolean"],
         "add_time_of_day": ["boolean"],
     }
@@ -118,7 +128,7 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
         self,
         *,
         components: str | list[str] = "auto",
-        add_weekday: bool = True,
+        add_weekday: bool | str = "auto",
         add_epoch: bool = True,
         add_time_of_day: bool = False,
     ) -> None:
@@ -164,6 +174,7 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
             )
         self.formats_: list[str | None] = []
         self.components_: list[list[str]] = []
+        self.weekday_: list[bool] = []
         for name, column in zip(names, columns_of(X), strict=True):
             fmt = None
             family = column_family(column)
@@ -172,7 +183,24 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
             self.formats_.append(fmt)
             ns = self._nanoseconds(column, fmt, name)
             self.components_.append(self._resolve_components(ns))
+            self.weekday_.append(self._resolve_weekday(ns))
         return self
+
+    def _weekdays(self) -> list[bool]:
+        # Encoders saved before ``weekday_`` existed took ``add_weekday`` as is.
+        if hasattr(self, "weekday_"):
+            return self.weekday_
+        return [bool(self.add_weekday)] * len(self.components_)
+
+    def _resolve_weekday(self, ns: np.ndarray) -> bool:
+        if self.add_weekday != "auto":
+            return bool(self.add_weekday)
+        valid = ns[ns != np.iinfo(np.int64).min]
+        dates = np.unique(valid // _NS_PER_DAY)
+        if len(dates) < WEEKDAY_DAYS:
+            return True
+        days_of_month = np.unique(_civil_from_days(dates)[2])
+        return len(days_of_month) >= WEEKDAY_DAYS
 
     def _resolve_components(self, ns: np.ndarray) -> list[str]:
         if not isinstance(self.components, str):
@@ -231,7 +259,7 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
                 encode_nanoseconds(
                     ns,
                     self.components_[index],
-                    add_weekday=self.add_weekday,
+                    add_weekday=self._weekdays()[index],
                     add_epoch=self.add_epoch,
                     add_time_of_day=self.add_time_of_day,
                 )
@@ -254,9 +282,11 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "components_")
         names = check_input_names(self, input_features)
         out = []
-        for name, parts in zip(names, self.components_, strict=True):
+        for name, parts, weekday in zip(
+            names, self.components_, self._weekdays(), strict=True
+        ):
             suffixes = list(parts)
-            if self.add_weekday:
+            if weekday:
                 suffixes.append("weekday")
             if self.add_time_of_day:
                 suffixes.append("time_of_day")
@@ -272,6 +302,26 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
         tags.input_tags.two_d_array = True
         tags.transformer_tags.preserves_dtype = []
         return tags
+
+
+def weekday_note(encoder: Any) -> str:
+    """Return what a column's plan adds when ``'auto'`` left its weekday out, or ''.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from autocat._datetime import DatetimeEncoder, weekday_note
+    >>> months = pd.DataFrame({"d": pd.date_range("2000-01-01", periods=24, freq="MS")})
+    >>> weekday_note(DatetimeEncoder().fit(months))
+    '; no weekday: a monthly or coarser series'
+    """
+    if (
+        isinstance(encoder, DatetimeEncoder)
+        and encoder.add_weekday == "auto"
+        and not all(encoder._weekdays())
+    ):
+        return "; no weekday: a monthly or coarser series"
+    return ""
 
 
 def encode_nanoseconds(

@@ -37,7 +37,7 @@ from autocat._dataframe import (
     to_2d,
     to_float,
 )
-from autocat._datetime import DatetimeEncoder
+from autocat._datetime import DatetimeEncoder, weekday_note
 from autocat._encoder_choice import (
     ENCODER_NAMES,
     SPECIFIC_KINDS,
@@ -106,8 +106,9 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
       ``"01.03.2020 10:00"``, ``"Mar 2020"``, RFC 2822, ...; see ``dayfirst``
       and ``datetime_format``) and times of day (``"21:37:00"``),
       encoded by ``datetime`` (a :class:`DatetimeEncoder`: year, month, day,
-      weekday, time parts when present, epoch seconds; times of day give their
-      parts and seconds since midnight).
+      weekday unless the dates are a monthly or coarser series, time parts when
+      present, epoch seconds; times of day give their parts and seconds since
+      midnight).
     - ``'low_cardinality'``: other strings and categoricals with at most
       ``cardinality_threshold`` distinct values, one-hot encoded; a category not
       seen at fit, or a missing value, gives zeros.
@@ -761,7 +762,7 @@ default='minhash'
                     else type(c.transformer).__name__
                 ),
                 "n_outputs": len(c.outputs),
-                "reason": c.decision.reason,
+                "reason": c.decision.reason + weekday_note(c.transformer),
             }
             for c in self._columns
         ]

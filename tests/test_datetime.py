@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from autocat import DatetimeEncoder
-from autocat._datetime import encode_nanoseconds
+from autocat import DatetimeEncoder, TableVectorizer
+from autocat._datetime import WEEKDAY_DAYS, encode_nanoseconds
 
 
 def test_parts_match_pandas_over_four_centuries():
@@ -134,3 +134,83 @@ def test_set_output_pandas():
     df = pd.DataFrame({"d": pd.to_datetime(["2020-01-01"])})
     out = DatetimeEncoder().set_output(transform="pandas").fit_transform(df)
     assert list(out.columns) == ["d_year", "d_month", "d_day", "d_weekday", "d_epoch"]
+
+
+def _fitted_weekday(dates, **params) -> list[bool]:
+    return DatetimeEncoder(**params).fit(pd.DataFrame({"d": dates})).weekday_
+
+
+def test_periodic_series_give_no_weekday():
+    # At least WEEKDAY_DAYS dates on fewer days of the month: the weekday of the
+    # 1st of each month is noise to a tree, and no weekly cycle can be seen.
+    monthly = pd.date_range("2000-01-01", periods=48, freq="MS")
+    series = {
+        "monthly": monthly,
+        "quarterly": pd.date_range("2000-01-01", periods=20, freq="QS"),
+        "yearly": pd.DatetimeIndex([f"{year}-07-04" for year in range(1950, 1990)]),
+        "month ends": monthly - pd.Timedelta(days=1),  # days 28 to 31
+        "1st and 15th": pd.date_range("2000-01-01", periods=24, freq="SMS"),
+        "seven months": monthly[:WEEKDAY_DAYS],
+    }
+    for what, dates in series.items():
+        assert _fitted_weekday(dates) == [False], what
+        encoder = DatetimeEncoder().fit(pd.DataFrame({"d": dates.astype(str)}))
+        names = encoder.get_feature_names_out().tolist()
+        assert names == ["d_year", "d_month", "d_day", "d_epoch"], what
+        assert encoder.transform(pd.DataFrame({"d": ["2001-03-01"]})).shape == (1, 4)
+
+
+def test_daily_weekly_and_few_dates_keep_the_weekday():
+    rng = np.random.default_rng(0)
+    births = pd.to_datetime("1960-01-01") + pd.to_timedelta(
+        rng.integers(0, 20_000, size=50), unit="D"
+    )
+    series = {
+        "daily": pd.date_range("2020-01-01", periods=30, freq="D"),
+        "weekly": pd.date_range("2020-01-06", periods=30, freq="7D"),
+        "random days": births,
+        "six months": pd.date_range("2000-01-01", periods=WEEKDAY_DAYS - 1, freq="MS"),
+    }
+    for what, dates in series.items():
+        encoder = DatetimeEncoder().fit(pd.DataFrame({"d": dates}))
+        assert encoder.weekday_ == [True], what
+        out = encoder.set_output(transform="pandas").transform(
+            pd.DataFrame({"d": dates})
+        )
+        np.testing.assert_array_equal(out["d_weekday"], dates.day_of_week)
+
+
+def test_add_weekday_true_or_false_overrides_the_periodic_rule():
+    monthly = pd.date_range("2000-01-01", periods=48, freq="MS")
+    daily = pd.date_range("2020-01-01", periods=30, freq="D")
+    assert _fitted_weekday(monthly, add_weekday=True) == [True]
+    assert _fitted_weekday(daily, add_weekday=False) == [False]
+    both = pd.DataFrame({"m": monthly[:30], "d": daily})
+    encoder = DatetimeEncoder().fit(both)
+    assert encoder.weekday_ == [False, True]
+    names = encoder.get_feature_names_out().tolist()
+    assert [n for n in names if n.endswith("weekday")] == ["d_weekday"]
+    assert encoder.transform(both).shape == (30, len(names))
+
+
+def test_an_encoder_saved_before_the_periodic_rule_keeps_its_weekday():
+    monthly = pd.DataFrame({"d": pd.date_range("2000-01-01", periods=48, freq="MS")})
+    encoder = DatetimeEncoder(add_weekday=True).fit(monthly)
+    del encoder.weekday_  # as unpickled from a file of an earlier version
+    names = encoder.get_feature_names_out().tolist()
+    assert names == ["d_year", "d_month", "d_day", "d_weekday", "d_epoch"]
+    out = encoder.transform(monthly)
+    np.testing.assert_array_equal(out[:, 3], monthly["d"].dt.day_of_week)
+
+
+def test_the_plan_says_when_a_series_gives_no_weekday():
+    frame = pd.DataFrame({
+        "month": pd.date_range("2000-01-01", periods=40, freq="MS").astype(str),
+        "day": pd.date_range("2000-01-01", periods=40, freq="D").astype(str),
+    })  # fmt: skip
+    plan = TableVectorizer().fit(frame).describe().set_index("column")
+    assert plan.loc["month", "n_outputs"] == 4
+    note = "no weekday: a monthly or coarser series"
+    assert plan.loc["month", "reason"].endswith(note)
+    assert plan.loc["day", "n_outputs"] == 5
+    assert "weekday" not in plan.loc["day", "reason"]

@@ -149,7 +149,7 @@ EXPECTED_PLAN = [
     ("dropoff", "datetime", 7, "dates (%Y/%m/%d %H:%M)"),
     ("booked", "datetime", 7, "dates (%d.%m.%Y %H:%M)"),
     ("sent", "datetime", 7, "dates (%a, %d %b %Y %H:%M:%S %z)"),
-    ("period", "datetime", 5, "dates (%b %Y)"),
+    ("period", "datetime", 4, "dates (%b %Y); no weekday: a monthly or coarser series"),
     ("created", "datetime", 5, "dates (ISO8601)"),
     ("opens", "datetime", 3, "times of day (%H:%M)"),
     ("tags", "low_cardinality", 5, "5 distinct values <= 30"),
