@@ -182,8 +182,9 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
                 fmt = _detect_format(column, family, name)
             self.formats_.append(fmt)
             ns = self._nanoseconds(column, fmt, name)
-            self.components_.append(self._resolve_components(ns))
-            self.weekday_.append(self._resolve_weekday(ns))
+            valid = ns[ns != np.iinfo(np.int64).min]  # NaT left out
+            self.components_.append(self._resolve_components(valid))
+            self.weekday_.append(self._resolve_weekday(valid))
         return self
 
     def _weekdays(self) -> list[bool]:
@@ -192,20 +193,18 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
             return self.weekday_
         return [bool(self.add_weekday)] * len(self.components_)
 
-    def _resolve_weekday(self, ns: np.ndarray) -> bool:
+    def _resolve_weekday(self, valid: np.ndarray) -> bool:
         if self.add_weekday != "auto":
             return bool(self.add_weekday)
-        valid = ns[ns != np.iinfo(np.int64).min]
         dates = np.unique(valid // _NS_PER_DAY)
         if len(dates) < WEEKDAY_DAYS:
             return True
         days_of_month = np.unique(_civil_from_days(dates)[2])
         return len(days_of_month) >= WEEKDAY_DAYS
 
-    def _resolve_components(self, ns: np.ndarray) -> list[str]:
+    def _resolve_components(self, valid: np.ndarray) -> list[str]:
         if not isinstance(self.components, str):
             return [c for c in _ALL_PARTS if c in self.components]
-        valid = ns[ns != np.iinfo(np.int64).min]
         of_day = valid % _NS_PER_DAY
         present = {
             "hour": bool((of_day // (3600 * 10**9)).any()),
@@ -253,13 +252,14 @@ class DatetimeEncoder(TransformerMixin, BaseEstimator):
         X = to_2d(X, estimator_name=type(self).__name__)
         names = input_names(self, X, reset=False)
         blocks = []
+        weekdays = self._weekdays()
         for index, (name, column) in enumerate(zip(names, columns_of(X), strict=True)):
             ns = self._nanoseconds(column, self.formats_[index], name)
             blocks.append(
                 encode_nanoseconds(
                     ns,
                     self.components_[index],
-                    add_weekday=self._weekdays()[index],
+                    add_weekday=weekdays[index],
                     add_epoch=self.add_epoch,
                     add_time_of_day=self.add_time_of_day,
                 )
