@@ -459,10 +459,12 @@ def tune(
     specific_transformers : dict, optional
         Per-column overrides given to every recipe's vectorizer.
     first_result_by : float or FirstResultDeadline, optional
-        ``time.monotonic()`` by which a trial must have finished: if none has,
-        the trials in flight are cut there and the search ends with no records,
-        leaving the time up to ``deadline`` to the caller. Once a trial
-        finishes, the search runs to ``deadline`` again. A
+        ``time.monotonic()`` by which a trial of XGBoost must have finished (the
+        other learners' trials are only candidates of the ensemble): if none
+        has, the trials in flight are cut there and the search ends with no
+        model (``BudgetExhausted``), leaving the time up to ``deadline`` to the
+        caller. Once such a trial finishes, the search runs to ``deadline``
+        again. A
         :class:`~autocat._budget.FirstResultDeadline` may be set while the
         search runs (by a fit in another thread).
     progress_label : str, default='autocat'
@@ -530,9 +532,12 @@ def tune(
         learner: str,
     ) -> TrialRecord:
         record = search.run(trial, params, threads, transform, learner)
-        # The first finished trial: those in flight may run to the deadline
-        # (less the final model's reserve, set after their batch).
-        first_result.arrived()
+        # The first finished trial of XGBoost (the other learners' are only
+        # candidates of the ensemble, never the model alone): those in flight
+        # may run to the deadline (less the final model's reserve, set after
+        # their batch).
+        if learner == "xgboost":
+            first_result.arrived()
         return record
 
     progress = Progress(show_progress, n_trials, budget, progress_label)
@@ -744,7 +749,9 @@ def _outcome(
     n_cut: int,
     partial: TrialRecord | None,
 ) -> TuneOutcome:
-    done = _completed(study)
+    # the XGBoost trials: other learners' are ensemble candidates only, so a
+    # search where only they finished has no model of its own
+    done = [t for t in _completed(study) if LEARNER_ATTR not in t.user_attrs]
     if not done:
         if interrupted:
             raise KeyboardInterrupt
@@ -757,11 +764,7 @@ def _outcome(
         if partial is not None:  # the folds it finished stay usable
             raise TrialCut(message, partial, study)
         raise BudgetExhausted(message)
-    # the best XGBoost trial: other learners' are ensemble candidates only
-    searched = [t for t in done if LEARNER_ATTR not in t.user_attrs]
-    best = max(
-        searched or done, key=lambda t: t.value if t.value is not None else -math.inf
-    )
+    best = max(done, key=lambda t: t.value if t.value is not None else -math.inf)
     return TuneOutcome(
         study=study,
         best_trial=best,

@@ -211,3 +211,46 @@ def test_an_insurance_error_is_raised_to_whoever_needs_the_model(monkeypatch):
     with pytest.raises(ValueError, match="cannot be encoded"):
         Insurance(frame[["title"]], frame["salary"].to_numpy(), "regression", 0, None,
                   background=False)  # fmt: skip
+
+
+def test_only_a_finished_xgboost_trial_stops_the_rescue(monkeypatch, two_cores):
+    # A large table (a holdout from the start): every XGBoost trial is slower
+    # than the budget, while the linear and forest trials on the first
+    # configuration's encoding finish. They are ensemble candidates, never the
+    # model alone: the search still ends at the rescue's deadline, and the
+    # model is the rescue recipe, far better than the linear member.
+    monkeypatch.setattr(autocat._auto, "HOLDOUT_ROWS", 1_000)
+    monkeypatch.setattr(autocat._auto, "search_again", lambda *args: False)
+    real = autocat._trials.TrialRunner.run
+    ran: list[str] = []
+
+    def slow_xgboost(self, trial, params, threads=None, transform="none",
+                     learner="xgboost"):  # fmt: skip
+        ran.append(learner)
+        if learner == "xgboost":
+            while not self.budget.exhausted():
+                time.sleep(0.01)
+            raise autocat._trials.BudgetExhausted("cut while boosting")
+        return real(self, trial, params, threads, transform, learner)
+
+    monkeypatch.setattr(autocat._trials.TrialRunner, "run", slow_xgboost)
+    rng = np.random.default_rng(0)
+    grade = rng.integers(0, 40, 3_000)
+    df = pd.DataFrame({
+        "title": [f"clerk, grade {g}" for g in grade],
+        "age": rng.uniform(20, 60, 3_000),
+    })  # fmt: skip
+    # a step in each grade: trees follow it, a linear model does not
+    df["salary"] = np.where(grade % 2, 50.0, 0.0) + rng.normal(0, 1, 3_000)
+    train, test = df.iloc[:2_000], df.iloc[2_000:]
+
+    start = time.monotonic()
+    result = auto_fit(train, "salary", time_budget=6, n_jobs=2, random_state=0)
+    elapsed = time.monotonic() - start
+
+    assert {"linear", "xgboost"} <= set(ran)  # the linear trial ran, and finished
+    summary = result.summary()
+    assert "model: the rescue recipe" in summary, summary
+    assert result.ensemble_.empty  # no member: the linear trial is not the model
+    assert result.score(test.drop(columns="salary"), test["salary"]) > 0.9
+    assert elapsed < 6 + 2
