@@ -1,15 +1,18 @@
 from __future__ import annotations
 
+import pickle
 import time
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import sparse
+from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from autocat import TextEncoder
 from autocat._budget import Budget, BudgetExhausted, budget_scope
+from autocat._text import _CHECK_EVERY, _BudgetChecked, _fit_counts
 
 SPEAKS = [
     "english",
@@ -123,6 +126,55 @@ def test_a_time_budget_that_runs_out_cuts_it_between_stages(stage, monkeypatch):
     with budget_scope(budget), pytest.raises(BudgetExhausted):
         encoder.fit(X) if stage == "fit_transform" else fitted.transform(X)
     assert calls == [stage]  # the word vocabulary only: no char n-grams, no SVD
+
+
+@pytest.mark.parametrize("stage", ["fit", "transform"])
+def test_a_time_budget_cuts_the_counting_of_many_long_strings(stage, monkeypatch):
+    # Counting the character n-grams of 42,000 long strings took 4.5 s that no
+    # budget could stop: it is now checked every few hundred strings.
+    class RunsOutAfter(Budget):
+        def __init__(self, checks):
+            super().__init__(None)
+            self.checks, self.asked = checks, 0
+
+        def exhausted(self):
+            self.asked += 1
+            return self.asked > self.checks
+
+    analyzed = []
+    X = pd.DataFrame({"review": [f"a long review, number {i}" for i in range(5_000)]})
+    encoder = TextEncoder(n_components=5, analyzer="char", random_state=0)
+    fitted = clone(encoder).fit(X)
+    budget = RunsOutAfter(checks=2)  # before the counting, and once within it
+    real = _BudgetChecked.__call__
+
+    def spy(self, document):
+        analyzed.append(document)
+        return real(self, document)
+
+    monkeypatch.setattr(_BudgetChecked, "__call__", spy)
+    with budget_scope(budget), pytest.raises(BudgetExhausted):
+        encoder.fit(X) if stage == "fit" else fitted.transform(X)
+    assert budget.asked == 3
+    assert len(analyzed) == 2 * _CHECK_EVERY  # of 5,000: cut where it ran out
+
+
+def test_budgeted_counting_fits_the_vectorizer_as_its_own_fit_would():
+    rng = np.random.default_rng(0)
+    strings = [
+        "".join(rng.choice(list("abcdeFGH é,+-"), rng.integers(0, 30)))
+        for _ in range(3_000)
+    ]
+    for options in ({"token_pattern": r"(?u)\b\w+\b"},
+                    {"analyzer": "char_wb", "ngram_range": (3, 4)}):  # fmt: skip
+        own, budgeted = (CountVectorizer(dtype=np.float64, **options) for _ in "ab")
+        expected = own.fit_transform(strings)
+        counts = _fit_counts(budgeted, strings)
+        assert budgeted.vocabulary_ == own.vocabulary_
+        assert (counts != expected).nnz == 0 and counts.dtype == expected.dtype
+        head = strings[:50]
+        assert (budgeted.transform(head) != own.transform(head)).nnz == 0
+        assert pickle.dumps(budgeted) == pickle.dumps(own)  # model files unchanged
 
 
 def test_fit_transform_equals_fit_then_transform_and_counts_terms_once(monkeypatch):
