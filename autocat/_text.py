@@ -49,12 +49,11 @@ class _BudgetChecked:
         return self.analyze(document)
 
 
-def _counting(vectorizer: CountVectorizer, vocabulary: Any = None) -> CountVectorizer:
+def _counting(vectorizer: CountVectorizer) -> CountVectorizer:
     """Return a vectorizer that counts as ``vectorizer`` does, cut by a time budget."""
     return CountVectorizer(
         analyzer=_BudgetChecked(vectorizer.build_analyzer()),
         token_pattern=None,
-        vocabulary=vocabulary,
         dtype=vectorizer.dtype,
     )
 
@@ -76,7 +75,11 @@ def _fit_counts(vectorizer: CountVectorizer, strings: list[str]) -> Any:
 
 def _transform_counts(vectorizer: CountVectorizer, strings: list[str]) -> Any:
     """Return ``vectorizer.transform(strings)``, which a time budget may cut."""
-    return _counting(vectorizer, vectorizer.vocabulary_).transform(strings)
+    counting = _counting(vectorizer)
+    # fitted with the vocabulary as it is (a vocabulary given as a parameter
+    # would be checked term by term at every call: milliseconds for a row)
+    counting.vocabulary_ = vectorizer.vocabulary_
+    return counting.transform(strings)
 
 
 class _ColumnModel:

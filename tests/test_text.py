@@ -12,7 +12,12 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from autocat import TextEncoder
 from autocat._budget import Budget, BudgetExhausted, budget_scope
-from autocat._text import _CHECK_EVERY, _BudgetChecked, _fit_counts
+from autocat._text import (
+    _CHECK_EVERY,
+    _BudgetChecked,
+    _fit_counts,
+    _transform_counts,
+)
 
 SPEAKS = [
     "english",
@@ -174,6 +179,7 @@ def test_budgeted_counting_fits_the_vectorizer_as_its_own_fit_would():
         assert (counts != expected).nnz == 0 and counts.dtype == expected.dtype
         head = strings[:50]
         assert (budgeted.transform(head) != own.transform(head)).nnz == 0
+        assert (_transform_counts(own, head) != own.transform(head)).nnz == 0
         assert pickle.dumps(budgeted) == pickle.dumps(own)  # model files unchanged
 
 
