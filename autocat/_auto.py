@@ -387,18 +387,21 @@ def auto_fit(
     insurance = None
     first_result_by = FirstResultDeadline()
     if deadline is not None:
+        # beside the first trial when it leaves a core free (on one thread),
+        # else before it, on all
+        spare = total_threads > first_trial_threads(len(y), n_jobs, n_trials)
+        fallback_threads = 1 if spare else total_threads
 
         def keep_for_rescue(fallback_s: float) -> None:
             if len(y) > FALLBACK_ROWS:
                 first_result_by.set(deadline - rescue_seconds(
-                    float(time_budget or 0.0), fallback_s, len(y), total_threads
+                    float(time_budget or 0.0), fallback_s, len(y), total_threads,
+                    fallback_threads,
                 ))  # fmt: skip
 
-        # beside the first trial when it leaves a core free, else before it
-        spare = total_threads > first_trial_threads(len(y), n_jobs, n_trials)
         insurance = Insurance(
             X, y, task, seed, specific_transformers,
-            background=spare, on_fitted=keep_for_rescue,
+            background=spare, on_fitted=keep_for_rescue, threads=fallback_threads,
         )  # fmt: skip
     # The refit of the best trial (or its fold models) and the ensemble's
     # selection (a small share of the budget).

@@ -167,14 +167,15 @@ def rescue_rows(y: np.ndarray, task: str, random_state: int, n_rows: int) -> np.
 class Insurance:
     """The fallback model of a time-budgeted search, fitted before it or beside it.
 
-    The fallback (:func:`fallback_model` on :data:`FALLBACK_ROWS` rows, one
-    thread) is insurance: the model returned if no trial finishes, and the
+    The fallback (:func:`fallback_model` on :data:`FALLBACK_ROWS` rows) is
+    insurance: the model returned if no trial finishes, and the
     measure of the rescue recipe's cost. It costs up to seconds on small, wide
     tables and on many classes (XGBoost's time per round depends on columns and
     classes more than on rows), so in the foreground it takes that share of a
     short budget from the search. With ``background=True`` it is fitted in a
     thread of its own, beside the search's first trial, which runs alone and
-    leaves cores free (:func:`~autocat._tuning.first_trial_threads`).
+    leaves cores free (:func:`~autocat._tuning.first_trial_threads`), on one
+    thread; in the foreground, nothing else runs, and it takes ``threads``.
 
     Parameters
     ----------
@@ -185,6 +186,8 @@ class Insurance:
     on_fitted : callable, optional
         ``on_fitted(seconds)`` once the fit has finished (in the fitting
         thread), with its time.
+    threads : int, default=1
+        XGBoost's threads for a fit in the foreground (one in the background).
 
     Examples
     --------
@@ -207,8 +210,10 @@ class Insurance:
         *,
         background: bool,
         on_fitted: Callable[[float], None] | None = None,
+        threads: int = 1,
     ) -> None:
         self._data = (X, y, task, random_state)
+        self.threads = 1 if background else max(1, int(threads))
         self._specific_transformers = specific_transformers
         self._budget = Budget(None)
         self._on_fitted = on_fitted
@@ -226,7 +231,7 @@ class Insurance:
     def _fit(self) -> tuple[Pipeline | None, float]:
         start = time.perf_counter()
         model = fallback_model(
-            *self._data, 1, self._specific_transformers, budget=self._budget
+            *self._data, self.threads, self._specific_transformers, budget=self._budget
         )
         seconds = time.perf_counter() - start
         if model is not None and self._on_fitted is not None:
@@ -255,17 +260,21 @@ class Insurance:
 
 
 def rescue_seconds(
-    time_budget: float, fallback_s: float, n_rows: int, threads: int
+    time_budget: float,
+    fallback_s: float,
+    n_rows: int,
+    threads: int,
+    fallback_threads: int = 1,
 ) -> float:
     """Seconds of a time budget kept for :func:`rescue_model` if no trial finishes.
 
     :data:`RESCUE_SHARE` of the budget, or, when the rescue recipe on all
     ``n_rows`` rows needs more, that time, up to :data:`RESCUE_MAX_SHARE` (the
     search keeps the rest). The need is the fallback's fit on
-    :data:`FALLBACK_ROWS` rows (``fallback_s``, one thread) scaled linearly to
-    the rows and to ``threads``, with the smaller fits on the way to all rows
-    (:func:`rescue_model` grows the rows geometrically, so they add at least a
-    third of the last: exactly a third when all rows are a power of 4 times
+    :data:`FALLBACK_ROWS` rows (``fallback_s``, on ``fallback_threads``) scaled
+    linearly to the rows and to ``threads``, with the smaller fits on the way to
+    all rows (:func:`rescue_model` grows the rows geometrically, so they add at
+    least a third of the last: exactly a third when all rows are a power of 4 times
     :data:`FALLBACK_ROWS`), and margined: an overestimate, since a fit on
     a thousand rows is mostly fixed costs, so a table whose trials could finish
     keeps its search.
@@ -280,7 +289,7 @@ def rescue_seconds(
     10.0
     """
     need = REFIT_MARGIN * fallback_s * n_rows / FALLBACK_ROWS
-    need /= thread_speedup(max(1, threads))
+    need /= thread_speedup(max(1, threads) / max(1, fallback_threads))
     # the rows grow geometrically up to all of them: the fits before the last
     # cost at least 1 / (growth - 1) of it
     need *= _RESCUE_GROWTH / (_RESCUE_GROWTH - 1)

@@ -603,8 +603,8 @@ def test_the_rescue_gets_what_the_paper_recipe_on_all_rows_needs(monkeypatch):
     monkeypatch.setattr(autocat._auto, "tune", tune_spy)
     auto_fit(_frame(3000, seed=4), "salary", time_budget=6, n_jobs=1,
              show_progress=False)  # fmt: skip
-    (budget, fallback_s, n_rows, threads), = calls  # fmt: skip
-    assert (budget, n_rows, threads) == (6.0, 3000, 1)
+    (budget, fallback_s, n_rows, threads, fallback_threads), = calls  # fmt: skip
+    assert (budget, n_rows, threads, fallback_threads) == (6.0, 3000, 1, 1)
     assert 0.0 < fallback_s < 6.0  # the fallback's measured fit
     assert kept[1] == pytest.approx(kept[0])
     # the rule itself: a third, more when the recipe needs it, two thirds at
@@ -615,6 +615,8 @@ def test_the_rescue_gets_what_the_paper_recipe_on_all_rows_needs(monkeypatch):
     four_threads = rescue_seconds(60.0, 1.5, 30_000, 4)
     assert four_threads == pytest.approx(1.3 * 45 * 4 / 3 / thread_speedup(4.0))
     assert four_threads < 1.3 * 45 * 4 / 3 / 2
+    # a fallback measured on the 4 threads needs no speed-up
+    assert rescue_seconds(60.0, 0.5, 30_000, 4, 4) == pytest.approx(1.3 * 15 * 4 / 3)
     assert rescue_seconds(60.0, 5.0, 30_000, 1) == 40.0
 
 

@@ -88,6 +88,32 @@ def test_the_fallback_is_fitted_beside_the_first_trial_when_a_core_is_free(
         assert starts[0] >= fallback_end
 
 
+def test_a_fallback_fitted_before_the_search_uses_every_thread(monkeypatch, two_cores):
+    # When the first trial takes every thread (a large table), nothing runs
+    # beside the fallback: it is fitted first, on all of them, and the rescue's
+    # reserve takes its time as measured on those threads.
+    monkeypatch.setattr(autocat._auto, "first_trial_threads", lambda *args: 2)
+    fits, reserves = [], []
+    real_fallback = autocat._rescue.fallback_model
+    real_reserve = autocat._auto.rescue_seconds
+
+    def fallback_spy(X, y, task, seed, n_threads, *args, **kwargs):
+        fits.append((threading.current_thread().name, n_threads))
+        return real_fallback(X, y, task, seed, n_threads, *args, **kwargs)
+
+    def reserve_spy(*args):
+        reserves.append(args)
+        return real_reserve(*args)
+
+    monkeypatch.setattr(autocat._rescue, "fallback_model", fallback_spy)
+    monkeypatch.setattr(autocat._auto, "rescue_seconds", reserve_spy)
+    auto_fit(_frame(3000), "salary", time_budget=6, n_jobs=2, show_progress=False)
+
+    assert fits[0] == (threading.current_thread().name, 2)
+    (*_, threads, fallback_threads), = reserves  # fmt: skip
+    assert (threads, fallback_threads) == (2, 2)
+
+
 def test_a_fallback_the_search_did_not_need_is_cut_and_its_thread_ended(
     monkeypatch, two_cores
 ):
