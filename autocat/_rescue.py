@@ -174,8 +174,7 @@ class Insurance:
     classes more than on rows), so in the foreground it takes that share of a
     short budget from the search. With ``background=True`` it is fitted in a
     thread of its own, beside the search's first trial, which runs alone and
-    leaves cores free (:func:`~autocat._tuning.first_trial_threads`), on one
-    thread; in the foreground, nothing else runs, and it takes ``threads``.
+    leaves cores free (:func:`~autocat._tuning.first_trial_threads`).
 
     Parameters
     ----------
@@ -187,7 +186,8 @@ class Insurance:
         ``on_fitted(seconds)`` once the fit has finished (in the fitting
         thread), with its time.
     threads : int, default=1
-        XGBoost's threads for a fit in the foreground (one in the background).
+        XGBoost's threads for the fit: one beside the first trial; all of them
+        in the foreground, where nothing else runs.
 
     Examples
     --------
@@ -213,7 +213,7 @@ class Insurance:
         threads: int = 1,
     ) -> None:
         self._data = (X, y, task, random_state)
-        self.threads = 1 if background else max(1, int(threads))
+        self.threads = max(1, int(threads))
         self._specific_transformers = specific_transformers
         self._budget = Budget(None)
         self._on_fitted = on_fitted
