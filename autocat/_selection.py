@@ -35,6 +35,9 @@ _MIN_GROUP_ROWS = 2
 # sees most additions change none of them, and the few that flip a row decide;
 # the log loss of the probabilities ranks every addition.
 SELECTION_METRICS = {"accuracy": "neg_log_loss"}
+# Classification metrics that are the mean of the rows' errors (weighted by
+# class for balanced accuracy): a paired bootstrap compares those errors.
+_ERROR_METRICS = frozenset({"accuracy", "balanced_accuracy"})
 
 
 def select_weights(
@@ -232,29 +235,47 @@ def paired_win_share(
 
 
 def row_losses(y: np.ndarray, prediction: np.ndarray, metric: str, task: str) -> Any:
-    """Each row's loss: absolute or squared error, or the log loss of its class.
+    """Each row's loss: its error, or the log loss of its class.
 
     A regression scored by an absolute error (``neg_mean_absolute_error``, ...)
     gets absolute errors, any other one squared errors (R² and the squared
-    errors rank predictions alike); a classification gets the log loss of each
-    row's true class (probabilities clipped at 1e-15), a proper score whatever
-    the metric.
+    errors rank predictions alike). A classification scored by accuracy gets
+    each row's error (1 where the most probable class is wrong), by balanced
+    accuracy that error divided by its class's share of the rows (their mean
+    is one minus the balanced accuracy): the mean of the losses is the metric,
+    so a model whose probabilities are not yet confident (a booster cut after
+    a few rounds at a low learning rate) is compared on the answers it gives.
+    Any other metric gets the log loss of each row's true class (probabilities
+    clipped at 1e-15), a proper score where the metric does not split into
+    rows (AUC, F1).
 
     Examples
     --------
     >>> import numpy as np
     >>> row_losses(np.array([1.0, 2.0]), np.array([1.5, 0.0]), "r2", "regression")
     array([0.25, 4.  ])
-    >>> proba = np.array([[0.5, 0.5], [0.1, 0.9]])
-    >>> row_losses(np.array([0, 1]), proba, "roc_auc", "binary").round(3)
-    array([0.693, 0.105])
+    >>> proba = np.array([[0.5, 0.5], [0.1, 0.9], [0.4, 0.6]])
+    >>> row_losses(np.array([0, 1, 0]), proba, "roc_auc", "binary").round(3)
+    array([0.693, 0.105, 0.916])
+    >>> row_losses(np.array([0, 1, 0]), proba, "accuracy", "binary")
+    array([0., 0., 1.])
+    >>> row_losses(np.array([0, 1, 0]), proba, "balanced_accuracy", "binary")
+    array([0.  , 0.  , 0.75])
     """
     prediction = np.asarray(prediction, dtype=np.float64)
     if task == "regression":
         error = np.abs(prediction - np.asarray(y, dtype=np.float64))
         return error if "absolute" in metric else error**2
+    codes = np.asarray(y, dtype=np.int64)
+    if metric in _ERROR_METRICS:
+        # ties go to the first class, as np.argmax and the accuracy scorer do
+        wrong = (np.argmax(prediction, axis=1) != codes).astype(np.float64)
+        if metric == "balanced_accuracy":
+            counts = np.bincount(codes)
+            wrong *= len(codes) / (np.count_nonzero(counts) * counts[codes])
+        return wrong
     proba = prediction / prediction.sum(axis=1, keepdims=True)
-    chosen = proba[np.arange(len(proba)), np.asarray(y, dtype=np.int64)]
+    chosen = proba[np.arange(len(proba)), codes]
     return -np.log(np.clip(chosen, 1e-15, 1.0))
 
 

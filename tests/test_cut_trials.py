@@ -8,7 +8,12 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import get_scorer, r2_score
+from sklearn.metrics import (
+    accuracy_score,
+    balanced_accuracy_score,
+    get_scorer,
+    r2_score,
+)
 from sklearn.model_selection import KFold
 from sklearn.pipeline import Pipeline
 
@@ -17,7 +22,13 @@ import autocat._members
 import autocat._tuning
 from autocat._budget import Budget
 from autocat._ensemble import EnsembleModel
-from autocat._final import PARTIAL_CONFIDENCE, _lead_with_partial, _select, final_model
+from autocat._final import (
+    PARTIAL_CONFIDENCE,
+    _lead_with_partial,
+    _select,
+    final_model,
+    lead_beyond_noise,
+)
 from autocat._members import TrainingRows, fold_models_seconds
 from autocat._rescue import (
     FALLBACK_ROWS,
@@ -26,7 +37,7 @@ from autocat._rescue import (
     rescue_rows,
 )
 from autocat._search_space import default_params
-from autocat._selection import paired_loss_share
+from autocat._selection import paired_loss_share, row_losses
 from autocat._splits import inner_splits
 from autocat._trials import (
     EncodingCache,
@@ -364,6 +375,49 @@ def test_a_cut_trial_must_also_score_higher_on_the_metric():
         )
         >= PARTIAL_CONFIDENCE
     )  # the losses alone would have let it lead
+
+
+def _answers(y, n_classes, right, top, seed):
+    """Probabilities whose top class is right on a share ``right`` of the rows.
+
+    The top class gets ``top``, the others share the rest: a booster cut after
+    a few rounds at a low learning rate is unsure (``top`` near ``1 / k``), a
+    trained one sure.
+    """
+    rng = np.random.default_rng(seed)
+    wrong = rng.random(len(y)) >= right
+    shift = rng.integers(1, n_classes, len(y))
+    answer = np.where(wrong, (y + shift) % n_classes, y)
+    proba = np.full((len(y), n_classes), (1 - top) / (n_classes - 1))
+    proba[np.arange(len(y)), answer] = top
+    return proba
+
+
+def test_an_unsure_cut_trial_that_answers_better_leads_on_accuracy():
+    # The rescue recipe on a sample is sure and right on 65% of the rows; the
+    # trial cut after a few rounds (beer styles, 45 classes) is unsure and
+    # right on 75%. On accuracy the trial is better beyond the rows' noise;
+    # the log loss of its unsure probabilities would have kept the rescue.
+    y = np.random.default_rng(0).integers(0, 10, 2_000)
+    sure = _answers(y, 10, right=0.65, top=0.8, seed=1)
+    unsure = _answers(y, 10, right=0.75, top=0.2, seed=2)
+    own, rescue, share = lead_beyond_noise(y, sure, unsure, "accuracy", "multiclass")
+    assert own > rescue + 0.05
+    assert share >= PARTIAL_CONFIDENCE
+    log_loss_share = paired_loss_share(y, sure, unsure, "neg_log_loss", "multiclass")
+    assert log_loss_share < 0.05
+
+
+@pytest.mark.parametrize(
+    "metric, reference",
+    [("accuracy", accuracy_score), ("balanced_accuracy", balanced_accuracy_score)],
+)
+def test_the_rows_losses_of_an_error_metric_average_to_its_error(metric, reference):
+    y = np.random.default_rng(3).choice(4, 500, p=[0.6, 0.25, 0.1, 0.05])
+    proba = _answers(y, 4, right=0.6, top=0.4, seed=4)
+    losses = row_losses(y, proba, metric, "multiclass")
+    expected = 1 - reference(y, np.argmax(proba, axis=1))
+    assert losses.mean() == pytest.approx(expected, abs=1e-12)
 
 
 def test_a_cut_trial_is_left_out_when_its_rows_prefer_other_trials():
