@@ -38,6 +38,11 @@ SELECTION_METRICS = {"accuracy": "neg_log_loss"}
 # Classification metrics that are the mean of the rows' errors (weighted by
 # class for balanced accuracy): a paired bootstrap compares those errors.
 _ERROR_METRICS = frozenset({"accuracy", "balanced_accuracy"})
+# Binary metrics of the rows' ranking: a paired bootstrap compares the log loss
+# of recalibrated predictions (Platt's scaling, fitted by a few Newton steps).
+_RANKING_METRICS = frozenset({"roc_auc", "average_precision"})
+_NEWTON_STEPS = 25
+_RIDGE = 1e-6
 
 
 def select_weights(
@@ -245,9 +250,13 @@ def row_losses(y: np.ndarray, prediction: np.ndarray, metric: str, task: str) ->
     is one minus the balanced accuracy): the mean of the losses is the metric,
     so a model whose probabilities are not yet confident (a booster cut after
     a few rounds at a low learning rate) is compared on the answers it gives.
-    Any other metric gets the log loss of each row's true class (probabilities
-    clipped at 1e-15), a proper score where the metric does not split into
-    rows (AUC, F1).
+    A binary classification scored by how it ranks the rows (AUC, average
+    precision) gets the log loss of each row's class after a logistic
+    recalibration of the prediction's log-odds on these rows (Platt's scaling,
+    two parameters): the ranking, not the confidence, is compared, for the
+    same reason. Any other metric gets the log loss of each row's true class
+    (probabilities clipped at 1e-15), a proper score where the metric does not
+    split into rows (F1).
 
     Examples
     --------
@@ -255,7 +264,7 @@ def row_losses(y: np.ndarray, prediction: np.ndarray, metric: str, task: str) ->
     >>> row_losses(np.array([1.0, 2.0]), np.array([1.5, 0.0]), "r2", "regression")
     array([0.25, 4.  ])
     >>> proba = np.array([[0.5, 0.5], [0.1, 0.9], [0.4, 0.6]])
-    >>> row_losses(np.array([0, 1, 0]), proba, "roc_auc", "binary").round(3)
+    >>> row_losses(np.array([0, 1, 0]), proba, "f1", "binary").round(3)
     array([0.693, 0.105, 0.916])
     >>> row_losses(np.array([0, 1, 0]), proba, "accuracy", "binary")
     array([0., 0., 1.])
@@ -275,8 +284,56 @@ def row_losses(y: np.ndarray, prediction: np.ndarray, metric: str, task: str) ->
             wrong *= len(codes) / (np.count_nonzero(counts) * counts[codes])
         return wrong
     proba = prediction / prediction.sum(axis=1, keepdims=True)
+    if metric in _RANKING_METRICS and proba.shape[1] == 2:
+        return _recalibrated_log_loss(codes, proba[:, 1])
     chosen = proba[np.arange(len(proba)), codes]
     return -np.log(np.clip(chosen, 1e-15, 1.0))
+
+
+def _recalibrated_log_loss(y: np.ndarray, positive: np.ndarray) -> np.ndarray:
+    """Each row's log loss once ``a * logit(p) + b`` is fitted to ``y`` (Platt).
+
+    Newton's method from ``a = 1, b = 0`` (the prediction as it is), each step
+    halved until the total loss falls, a ridge of 1e-6 keeping the steps finite
+    on rows the prediction separates perfectly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> unsure = np.array([0.46, 0.47, 0.48, 0.52, 0.53, 0.54])  # ranks them all
+    >>> float(np.mean(-np.log(np.where(y == 1, unsure, 1 - unsure))).round(3))
+    0.635
+    >>> float(_recalibrated_log_loss(y, unsure).mean().round(3))
+    0.0
+    """
+    p = np.clip(positive, 1e-15, 1 - 1e-15)
+    design = np.column_stack([np.log(p) - np.log1p(-p), np.ones(len(p))])
+    sign = np.where(y == 1, -1.0, 1.0)  # a row's loss is log(1 + exp(sign * margin))
+
+    def losses(weights: np.ndarray) -> np.ndarray:
+        return np.logaddexp(0.0, sign * (design @ weights))
+
+    weights = np.array([1.0, 0.0])
+    total = losses(weights).sum()
+    for _ in range(_NEWTON_STEPS):
+        q = 1.0 / (1.0 + np.exp(-(design @ weights)))
+        gradient = design.T @ (q - (y == 1)) + _RIDGE * weights
+        hessian = (design * (q * (1 - q))[:, None]).T @ design
+        step = np.linalg.solve(hessian + _RIDGE * np.eye(2), gradient)
+        for _ in range(30):  # halved until the loss falls
+            trial = weights - step
+            trial_total = losses(trial).sum()
+            if trial_total <= total:
+                break
+            step = step / 2
+        else:
+            break
+        converged = total - trial_total < 1e-10 * max(total, 1.0)
+        weights, total = trial, trial_total
+        if converged:
+            break
+    return losses(weights)
 
 
 def paired_loss_share(

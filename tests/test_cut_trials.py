@@ -8,6 +8,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import (
     accuracy_score,
     balanced_accuracy_score,
@@ -350,31 +351,59 @@ def test_a_trial_cut_before_the_rescue_competes_in_the_resumed_search(
 
 
 def test_a_cut_trial_must_also_score_higher_on_the_metric():
-    # The cut trial's log loss is far lower, but the finished one ranks the rows
-    # perfectly (AUC 1, barely away from 0.5): the metric, AUC, keeps it first.
+    # The cut trial's log loss is far lower, but the finished one answers every
+    # row right (F1 1, barely away from 0.5): the metric, F1, keeps it first.
     y = np.tile([0, 1], 200)
-    rank = np.random.default_rng(0).permutation(len(y)) * 1e-5
-    rival = TrialRecord(
-        0, {}, oof=np.column_stack([0.5 - y * 0.01 - rank, np.zeros(len(y))])
-    )
-    rival.oof[:, 1] = 1 - rival.oof[:, 0]
+    unsure = np.where(y == 1, 0.51, 0.49)
+    rival = TrialRecord(0, {}, oof=np.column_stack([1 - unsure, unsure]))
     confident = np.where(y == 1, 0.9, 0.1)
-    confident[:20] = 1 - confident[:20]  # a few confident mistakes: AUC below 1
+    confident[:20] = 1 - confident[:20]  # a few confident mistakes: F1 below 1
     oof = np.column_stack([1 - confident, confident])
     oof[len(y) // 2 :] = np.nan
     partial = TrialRecord(1, {}, oof=oof, fold_scores=[0.9])
     everywhere = np.ones(len(y), dtype=bool)
     records, _ = _lead_with_partial(
-        [rival], everywhere, partial, y, "roc_auc", "binary", Budget(None), []
+        [rival], everywhere, partial, y, "f1", "binary", Budget(None), []
     )
     assert records == [rival]
     shared = ~np.isnan(oof[:, 0])
     assert (
-        paired_loss_share(
-            y[shared], rival.oof[shared], oof[shared], "roc_auc", "binary"
-        )
+        paired_loss_share(y[shared], rival.oof[shared], oof[shared], "f1", "binary")
         >= PARTIAL_CONFIDENCE
     )  # the losses alone would have let it lead
+
+
+def test_a_cut_trial_that_ranks_better_leads_on_average_precision():
+    # Binary, ranked by average precision: the cut trial's probabilities are
+    # unsure (0.45 to 0.55) but rank the rows better than the rescue recipe's
+    # sure ones. Recalibrated, its log loss is lower; as they are, higher.
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 2_000)
+    signal = y + rng.normal(0, 0.5, len(y))
+    unsure = 0.5 + 0.05 * np.tanh(signal - 0.5)
+    noisier = y + rng.normal(0, 0.9, len(y))
+    sure = 1 / (1 + np.exp(-1.2 * (noisier - 0.5)))  # about calibrated
+    as_proba = lambda p: np.column_stack([1 - p, p])  # noqa: E731
+    own, rescue, share = lead_beyond_noise(
+        y, as_proba(sure), as_proba(unsure), "average_precision", "binary"
+    )
+    assert own > rescue + 0.05
+    assert share >= PARTIAL_CONFIDENCE
+    raw = paired_loss_share(y, as_proba(sure), as_proba(unsure), "f1", "binary")
+    assert raw < 0.05  # the log loss as it is would have kept the rescue
+
+
+def test_recalibrated_losses_match_a_fitted_logistic_regression():
+    # The reference: scikit-learn's logistic regression of y on the log-odds,
+    # all but unpenalised, and its log loss on the same rows.
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 3_000)
+    p = 1 / (1 + np.exp(-(0.3 * (2 * y - 1) + rng.normal(0, 1, len(y)))))
+    logit = np.log(p / (1 - p))[:, None]
+    reference = LogisticRegression(C=1e8, tol=1e-10, max_iter=1_000).fit(logit, y)
+    expected = -np.log(reference.predict_proba(logit)[np.arange(len(y)), y])
+    losses = row_losses(y, np.column_stack([1 - p, p]), "roc_auc", "binary")
+    np.testing.assert_allclose(losses, expected, rtol=1e-4, atol=1e-6)
 
 
 def _answers(y, n_classes, right, top, seed):
