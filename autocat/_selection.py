@@ -312,7 +312,8 @@ def _recalibrated_log_loss(y: np.ndarray, positive: np.ndarray) -> np.ndarray:
     sign = np.where(y == 1, -1.0, 1.0)  # a row's loss is log(1 + exp(sign * margin))
 
     def losses(weights: np.ndarray) -> np.ndarray:
-        return np.logaddexp(0.0, sign * (design @ weights))
+        each: np.ndarray = np.logaddexp(0.0, sign * (design @ weights))
+        return each
 
     weights = np.array([1.0, 0.0])
     total = losses(weights).sum()
