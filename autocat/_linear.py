@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from autocat._sklearn_compat import Interval
 
-__all__ = ["ALPHAS", "LinearClassifier", "LinearRegressor"]
+__all__ = ["ALPHAS", "LinearClassifier", "LinearRegressor", "softmax_calibration"]
 
 #: The penalties :class:`LinearRegressor` chooses among, for standardised features.
 ALPHAS: tuple[float, ...] = tuple(float(a) for a in np.logspace(-2, 6, 17))
@@ -255,7 +255,7 @@ class LinearRegressor(RegressorMixin, _LinearLearner):
         return self._scores(X)
 
 
-def _softmax_calibration(scores: np.ndarray, codes: np.ndarray) -> np.ndarray:
+def softmax_calibration(scores: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Temperature and class offsets of least log-loss of ``softmax(t * scores + b)``.
 
     Returns ``[t, b_0, ..., b_{k-1}]``, fitted by L-BFGS with the exact gradient:
@@ -378,7 +378,7 @@ class LinearClassifier(ClassifierMixin, _LinearLearner):
         indicators[np.arange(len(codes)), codes] = 1.0
         self.intercept_ = indicators.mean(axis=0)
         self.coef_, self.alpha_, loo = _ridge_loo(Z, indicators - self.intercept_)
-        theta = _softmax_calibration(loo + self.intercept_, codes)
+        theta = softmax_calibration(loo + self.intercept_, codes)
         self.temperature_, self.offsets_ = float(theta[0]), theta[1:]
         return self
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from scipy.special import log_softmax
 from sklearn.exceptions import UndefinedMetricWarning
 
 from autocat._ensemble import (
@@ -15,6 +16,7 @@ from autocat._ensemble import (
     greedy_ensemble,
     score_predictions,
 )
+from autocat._linear import softmax_calibration
 
 __all__ = [
     "cross_validated_selection_score",
@@ -39,10 +41,8 @@ SELECTION_METRICS = {"accuracy": "neg_log_loss"}
 # class for balanced accuracy): a paired bootstrap compares those errors.
 _ERROR_METRICS = frozenset({"accuracy", "balanced_accuracy"})
 # Binary metrics of the rows' ranking: a paired bootstrap compares the log loss
-# of recalibrated predictions (Platt's scaling, fitted by a few Newton steps).
+# of recalibrated predictions (Platt's scaling).
 _RANKING_METRICS = frozenset({"roc_auc", "average_precision"})
-_NEWTON_STEPS = 25
-_RIDGE = 1e-6
 
 
 def select_weights(
@@ -293,9 +293,8 @@ def row_losses(y: np.ndarray, prediction: np.ndarray, metric: str, task: str) ->
 def _recalibrated_log_loss(y: np.ndarray, positive: np.ndarray) -> np.ndarray:
     """Each row's log loss once ``a * logit(p) + b`` is fitted to ``y`` (Platt).
 
-    Newton's method from ``a = 1, b = 0`` (the prediction as it is), each step
-    halved until the total loss falls, a ridge of 1e-6 keeping the steps finite
-    on rows the prediction separates perfectly.
+    The fit is the linear classifier's calibration of its scores (a temperature
+    and class offsets of least log loss), on the log-probabilities.
 
     Examples
     --------
@@ -308,33 +307,11 @@ def _recalibrated_log_loss(y: np.ndarray, positive: np.ndarray) -> np.ndarray:
     0.0
     """
     p = np.clip(positive, 1e-15, 1 - 1e-15)
-    design = np.column_stack([np.log(p) - np.log1p(-p), np.ones(len(p))])
-    sign = np.where(y == 1, -1.0, 1.0)  # a row's loss is log(1 + exp(sign * margin))
-
-    def losses(weights: np.ndarray) -> np.ndarray:
-        each: np.ndarray = np.logaddexp(0.0, sign * (design @ weights))
-        return each
-
-    weights = np.array([1.0, 0.0])
-    total = losses(weights).sum()
-    for _ in range(_NEWTON_STEPS):
-        q = 1.0 / (1.0 + np.exp(-(design @ weights)))
-        gradient = design.T @ (q - (y == 1)) + _RIDGE * weights
-        hessian = (design * (q * (1 - q))[:, None]).T @ design
-        step = np.linalg.solve(hessian + _RIDGE * np.eye(2), gradient)
-        for _ in range(30):  # halved until the loss falls
-            trial = weights - step
-            trial_total = losses(trial).sum()
-            if trial_total <= total:
-                break
-            step = step / 2
-        else:
-            break
-        converged = total - trial_total < 1e-10 * max(total, 1.0)
-        weights, total = trial, trial_total
-        if converged:
-            break
-    return losses(weights)
+    scores = np.log(np.column_stack([1 - p, p]))
+    temperature, *offsets = softmax_calibration(scores, y)
+    log_p = log_softmax(temperature * scores + np.asarray(offsets), axis=1)
+    losses: np.ndarray = -log_p[np.arange(len(y)), y]
+    return losses
 
 
 def paired_loss_share(
