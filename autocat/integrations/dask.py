@@ -469,9 +469,16 @@ def auto_fit(
         random_state=random_state,
         **settings,
     )
+    searched = 0
     for address, (_, error) in zip(workers, client.gather(futures), strict=True):
         if error is not None:
             logger.warning("the search on worker %s added no trial: %s", address, error)
+        else:
+            searched += 1
+    result.notes_.append(
+        f"the search ran in this process and on {searched} of the cluster's "
+        f"{len(workers)} Dask worker(s), in one shared study"
+    )
     _train_on_all_rows(result, ddf, target, client, random_state)
     result.n_rows_ = n_total
     result.elapsed_s_ = time.monotonic() - start
