@@ -419,7 +419,9 @@ def auto_fit(
         the number of rows of the final training; ``cv_score_`` and the study
         are those of the search on the sample. The driver picks the best trial
         of the study when its own search ends; the workers' trials, finished by
-        then, inform its sampler and count among the candidates.
+        then, inform its sampler and count among the candidates; a note in
+        ``notes_`` (and ``summary()``) says on how many of the cluster's workers
+        the search ran.
     """
     _check_frame(ddf, "auto_fit")
     import autocat
