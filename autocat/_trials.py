@@ -105,7 +105,12 @@ class _PruneCallback(xgboost.callback.TrainingCallback):
             return False
         losses = next(iter(evals_log.values()))
         loss = float(next(iter(losses.values()))[-1])
-        self.trial.report(-loss, self.offset + epoch + 1)
+        try:
+            self.trial.report(-loss, self.offset + epoch + 1)
+        except optuna.exceptions.UpdateFinishedTrialError:
+            # Another process of a shared SQLite study took the same queued
+            # trial and told it (see autocat._tuning._tell): nothing to prune.
+            return False
         if self.trial.should_prune():
             raise optuna.TrialPruned(f"pruned at round {epoch + 1}")
         return False

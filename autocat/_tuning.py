@@ -357,7 +357,30 @@ def _call_callbacks(
 def _tell(
     study: optuna.Study, trial: optuna.Trial, outcome: Any
 ) -> tuple[FrozenTrial, TrialRecord | None]:
-    """Tell Optuna how a trial ended; return the frozen trial and its record."""
+    """Tell Optuna how a trial ended; return the frozen trial and its record.
+
+    In a study that processes share through SQLite, two of them may take the
+    same queued trial (SQLite cannot lock the row that Optuna pops, Optuna
+    issue 4002): the second to tell it finds it finished. Its record stands
+    (the same configuration on the same folds); the study keeps the first one.
+    """
+    try:
+        return _tell_study(study, trial, outcome)
+    except (optuna.exceptions.UpdateFinishedTrialError, ValueError):
+        stored = study.get_trials(deepcopy=False)
+        frozen = next((t for t in stored if t.number == trial.number), None)
+        if frozen is None or not frozen.state.is_finished():
+            raise
+        logger.info(
+            "trial %d was also taken and told by another process of the study",
+            trial.number,
+        )
+        return frozen, outcome if isinstance(outcome, TrialRecord) else None
+
+
+def _tell_study(
+    study: optuna.Study, trial: optuna.Trial, outcome: Any
+) -> tuple[FrozenTrial, TrialRecord | None]:
     if isinstance(outcome, TrialRecord):
         trial.set_user_attr(_FOLD_SCORES, outcome.fold_scores)
         trial.set_user_attr(_FOLD_SECONDS, outcome.fold_seconds)
@@ -595,7 +618,8 @@ def tune(
                     trial.number, trial.user_attrs, repeats
                 )
             if transform != "none":
-                trial.set_user_attr(log_target.name, transform)
+                with contextlib.suppress(optuna.exceptions.UpdateFinishedTrialError):
+                    trial.set_user_attr(log_target.name, transform)  # see _tell
             transforms.append(transform)
             learners.append(learner)
         asked += size

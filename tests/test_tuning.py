@@ -118,6 +118,44 @@ def test_make_storage(tmp_path):
         make_storage(3)
 
 
+def _trial_told_elsewhere(tmp_path):
+    # Two processes of one SQLite study may pop the same queued trial (SQLite
+    # cannot lock the row, Optuna issue 4002): here two handles on the study
+    # take one, and the other handle tells it first.
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        ours = optuna.create_study(storage=url, study_name="shared")
+    ours.enqueue_trial(default_params())
+    trial = ours.ask()
+    theirs = optuna.load_study(storage=url, study_name="shared")
+    theirs.tell(optuna.Trial(theirs, trial._trial_id), 0.5)
+    return ours, trial
+
+
+@pytest.mark.parametrize("pruned", [False, True])
+def test_a_trial_another_process_told_first_keeps_this_ones_record(tmp_path, pruned):
+    from autocat._trials import TrialRecord
+    from autocat._tuning import _tell
+
+    study, trial = _trial_told_elsewhere(tmp_path)
+    record = TrialRecord(trial.number, default_params(), fold_scores=[0.7])
+    outcome = optuna.TrialPruned() if pruned else record
+    frozen, kept = _tell(study, trial, outcome)  # no "Cannot tell a COMPLETE trial"
+    assert frozen.number == trial.number and frozen.value == 0.5  # theirs
+    assert kept is (None if pruned else record)
+    assert [t.state for t in study.trials] == [optuna.trial.TrialState.COMPLETE]
+
+
+def test_the_pruning_report_of_a_trial_told_elsewhere_is_skipped(tmp_path):
+    from autocat._trials import _PruneCallback
+
+    _, trial = _trial_told_elsewhere(tmp_path)
+    callback = _PruneCallback(trial)
+    log = {"validation_0": {"rmse": [1.0] * PRUNE_EVERY}}
+    assert callback.after_iteration(None, PRUNE_EVERY - 1, log) is False
+
+
 def test_cache_counts_and_computes_once_across_threads():
     cache = EncodingCache()
     calls = []
