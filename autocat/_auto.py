@@ -267,6 +267,8 @@ def auto_fit(
     storage : str or path, optional
         An Optuna storage URL (``'sqlite:///study.db'``) or a journal file path,
         so that several processes share one study: run the same call in each.
+        SQLite cannot lock the queued trial a process takes, so two processes
+        may both run one; each keeps its result, the study the first told.
     study_name : str, optional
         The study's name in ``storage``; defaults to ``'autocat-<target>'``.
     n_jobs : int, default=-1
