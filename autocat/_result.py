@@ -12,8 +12,8 @@ import pandas as pd
 from autocat._column_kinds import as_numbers
 from autocat._dataframe import series_values, to_pandas
 from autocat._ensemble import fold_scorer
+from autocat._leaderboard import leaderboard
 from autocat._target import check_same_order, tokens_as_missing
-from autocat._tuning import leaderboard
 
 if TYPE_CHECKING:
     import pathlib
@@ -193,7 +193,7 @@ class AutoResult:
     def leaderboard_(self) -> pd.DataFrame:
         """One row per trial, best first (complete trials by score, then the rest).
 
-        Columns of :func:`~autocat._tuning.leaderboard`, and ``weight``: the
+        Columns of :func:`~autocat._leaderboard.leaderboard`, and ``weight``: the
         trial's weight in ``model_`` (0 when not a member).
         """
         if self.study_ is None:

@@ -43,13 +43,18 @@ import optuna
 from optuna.trial import TrialState
 
 from autocat._budget import Budget, BudgetExhausted, FirstResultDeadline
+from autocat._leaderboard import (
+    FOLD_SCORES,
+    FOLD_SECONDS,
+    N_ESTIMATORS,
+    STOPPED_BY,
+)
 from autocat._learner_trials import LEARNER_ATTR, LearnerTrials
 from autocat._log_target import LogTargetTrial
 from autocat._portfolio_order import faster_first, still_learning
 from autocat._progress import Progress
-from autocat._recipe import VECTORIZER_PARAMS
 from autocat._sampler import FIRST_OF_ENCODER, RepeatBlindTPESampler
-from autocat._search_space import SEARCH_SPACE, default_params, suggest_params
+from autocat._search_space import default_params, suggest_params
 from autocat._splits import inner_splits
 from autocat._storage import make_storage
 from autocat._trials import (
@@ -72,7 +77,6 @@ if TYPE_CHECKING:
 __all__ = [
     "TuneOutcome",
     "first_trial_threads",
-    "leaderboard",
     "make_storage",
     "quiet_optuna",
     "resolve_threads",
@@ -98,12 +102,6 @@ KEEP_TRIALS = 20
 # ... and their folds' fitted vectorizers for this many (the final model's
 # likely members), so that their fold models need not fit them again.
 KEEP_VECTORIZERS = 3
-# Attribute names stored on trials and studies.
-_N_ESTIMATORS = "n_estimators"
-_FOLD_SECONDS = "fold_seconds"
-_FOLD_SCORES = "fold_scores"
-_TARGET_TRANSFORM = LogTargetTrial.name
-_STOPPED = "stopped_by"
 
 
 def resolve_threads(n_jobs: int, n_trials: int | None) -> tuple[int, int, int]:
@@ -230,87 +228,6 @@ def _best_value(study: optuna.Study) -> float:
     return max(values, default=math.nan)
 
 
-def leaderboard(study: optuna.Study) -> pd.DataFrame:
-    """One row per ended trial of ``study``, best first.
-
-    Waiting and running trials (e.g. of other processes sharing the study) are
-    left out.
-
-    Columns: ``trial``, ``state``, ``score`` (the mean validation score of a
-    complete trial; NaN for others), ``score_std`` (its standard deviation over
-    folds), ``duration_s``, the recipe parameters in search-space order
-    (``encoder``, ``n_components``, ...; another learner's trial has no
-    XGBoost parameters), ``target_transform`` (only when some trial learnt a
-    log target), ``learner`` (only when another learner's trial ran:
-    ``'xgboost'``, ``'linear'`` or ``'forest'``), ``n_estimators`` and
-    ``stopped_by``.
-    Complete trials come first by score, then pruned ones.
-    """
-    import pandas as pd
-
-    order = {TrialState.COMPLETE: 0, TrialState.PRUNED: 1}
-    names = [spec.name for spec in SEARCH_SPACE]
-    rows = []
-    ended = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
-    for trial in study.get_trials(deepcopy=False, states=ended):
-        score = trial.value
-        folds = trial.user_attrs.get(_FOLD_SCORES) or []
-        # Trials of a batch are told together: their own cost is their folds'.
-        seconds = trial.user_attrs.get(_FOLD_SECONDS)
-        if seconds:
-            duration = float(sum(seconds))
-        elif trial.duration is not None:
-            duration = trial.duration.total_seconds()
-        else:
-            duration = math.nan
-        row: dict[str, Any] = {
-            "trial": trial.number,
-            "state": trial.state.name,
-            "score": math.nan if score is None else float(score),
-            "score_std": float(np.std(folds)) if len(folds) > 1 else math.nan,
-            "duration_s": duration,
-        }
-        learner = trial.user_attrs.get(LEARNER_ATTR, "xgboost")
-        row.update(
-            {
-                name: trial.params.get(name)
-                # another learner's XGBoost parameters are its base's, unused
-                if learner == "xgboost" or name in VECTORIZER_PARAMS
-                else None
-                for name in names
-            }
-        )
-        row[LEARNER_ATTR] = learner
-        row[_TARGET_TRANSFORM] = trial.user_attrs.get(_TARGET_TRANSFORM, "none")
-        row["n_estimators"] = trial.user_attrs.get(_N_ESTIMATORS)
-        row["stopped_by"] = trial.user_attrs.get(_STOPPED)
-        row["_rank"] = order.get(trial.state, 2)
-        rows.append(row)
-    columns = [
-        "trial",
-        "state",
-        "score",
-        "score_std",
-        "duration_s",
-        *names,
-        "n_estimators",
-        "stopped_by",
-    ]
-    if not rows:
-        return pd.DataFrame(columns=columns)
-    frame = pd.DataFrame(rows)
-    frame = frame.sort_values(
-        ["_rank", "score", "trial"], ascending=[True, False, True], na_position="last"
-    )
-    frame["n_estimators"] = frame["n_estimators"].astype("Int64")
-    if (frame[_TARGET_TRANSFORM] != "none").any():  # a log target was measured
-        columns.insert(columns.index("n_estimators"), _TARGET_TRANSFORM)
-    if (frame[LEARNER_ATTR] != "xgboost").any():  # another learner's trial ran
-        columns.insert(columns.index("n_estimators"), LEARNER_ATTR)
-        frame.loc[frame[LEARNER_ATTR] != "xgboost", "n_estimators"] = pd.NA
-    return frame[columns].reset_index(drop=True)
-
-
 def _check_study(study: optuna.Study, fingerprint: dict[str, Any]) -> None:
     """Refuse to add trials to a stored study made for other data or settings."""
     stored = study.user_attrs.get("autocat_fingerprint")
@@ -382,15 +299,15 @@ def _tell_study(
     study: optuna.Study, trial: optuna.Trial, outcome: Any
 ) -> tuple[FrozenTrial, TrialRecord | None]:
     if isinstance(outcome, TrialRecord):
-        trial.set_user_attr(_FOLD_SCORES, outcome.fold_scores)
-        trial.set_user_attr(_FOLD_SECONDS, outcome.fold_seconds)
-        trial.set_user_attr(_N_ESTIMATORS, outcome.n_estimators)
+        trial.set_user_attr(FOLD_SCORES, outcome.fold_scores)
+        trial.set_user_attr(FOLD_SECONDS, outcome.fold_seconds)
+        trial.set_user_attr(N_ESTIMATORS, outcome.n_estimators)
         return study.tell(trial, outcome.score), outcome
     if isinstance(outcome, optuna.TrialPruned):
-        trial.set_user_attr(_STOPPED, "pruner")
+        trial.set_user_attr(STOPPED_BY, "pruner")
         return study.tell(trial, state=TrialState.PRUNED), None
     if isinstance(outcome, BudgetExhausted):
-        trial.set_user_attr(_STOPPED, "time_budget")
+        trial.set_user_attr(STOPPED_BY, "time_budget")
         return study.tell(trial, state=TrialState.PRUNED), None
     trial.set_user_attr("error", f"{type(outcome).__name__}: {outcome}"[:500])
     return study.tell(trial, state=TrialState.FAIL), None

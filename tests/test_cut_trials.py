@@ -30,6 +30,7 @@ from autocat._final import (
     final_model,
     lead_beyond_noise,
 )
+from autocat._leaderboard import leaderboard
 from autocat._members import TrainingRows, fold_models_seconds
 from autocat._rescue import (
     FALLBACK_ROWS,
@@ -46,7 +47,7 @@ from autocat._trials import (
     TrialRecord,
     TrialRunner,
 )
-from autocat._tuning import TuneOutcome, leaderboard, tune
+from autocat._tuning import TuneOutcome, tune
 
 # Target encoding gives every year of a country the same value; min-hash keeps
 # the country's identity, which with its population tells the year.

@@ -17,6 +17,7 @@ from sklearn.model_selection import KFold
 import autocat
 from autocat import Recipe
 from autocat import _model_state as model_state
+from autocat._leaderboard import leaderboard
 from autocat._log_target import (
     LOG_CONFIDENCE,
     LogTargetRegressor,
@@ -26,7 +27,7 @@ from autocat._log_target import (
 )
 from autocat._search_space import default_params
 from autocat._trials import LOG_SCALE_STEPS, MAX_ROUNDS, TrialRecord, _PruneCallback
-from autocat._tuning import BATCH_TRIALS, leaderboard, tune
+from autocat._tuning import BATCH_TRIALS, tune
 
 XGB = {"n_estimators": 40, "max_depth": 3, "learning_rate": 0.2, "random_state": 0}
 

@@ -18,6 +18,7 @@ from autocat import GammaPoissonEncoder, TableVectorizer
 from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._final import final_reserve
 from autocat._fold_cache import MAX_COMPONENTS
+from autocat._leaderboard import leaderboard
 from autocat._recipe import Recipe
 from autocat._sampler import FIRST_OF_ENCODER
 from autocat._search_space import default_params
@@ -29,7 +30,6 @@ from autocat._trials import (
 )
 from autocat._tuning import (
     BATCH_TRIALS,
-    leaderboard,
     make_storage,
     resolve_threads,
     tune,
