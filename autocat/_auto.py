@@ -18,7 +18,7 @@ from autocat._ensemble import fold_scorer
 from autocat._final import FinalReserve, final_model, warm_kernels
 from autocat._learner_trials import LEARNER_ATTR
 from autocat._log_target import TARGET_TRANSFORM_MODES, check_log_target
-from autocat._members import TrainingRows, single_pipeline, split_rows
+from autocat._members import TrainingRows, refit_trees, single_pipeline, split_rows
 from autocat._recipe import TASKS, Recipe, in_own_thread
 from autocat._rescue import (
     FALLBACK_ROWS,
@@ -41,7 +41,7 @@ from autocat._target import (
     tokens_as_missing,
     whole_numbers,
 )
-from autocat._trials import EncodingCache, TrialCut, better_cut
+from autocat._trials import EncodingCache, TrialCut, TrialRecord, better_cut
 from autocat._tuning import TuneOutcome, first_trial_threads, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
 from autocat._vectorizer_columns import table_checked, warn_once_per_column
@@ -424,6 +424,10 @@ def auto_fit(
 
     first_cut: list[TrialCut] = []  # of a search that ended with none finished
 
+    def all_rows_trees(record: TrialRecord) -> int:
+        """Return the trees of ``record`` on all rows, as its refit grows them."""
+        return refit_trees(record, len(y), split_rows(splits[0])[0])
+
     def search(
         until: FirstResultDeadline | None, **overrides: Any
     ) -> TuneOutcome | None:
@@ -541,7 +545,7 @@ def auto_fit(
             {"trial": record.number, "weight": 1.0, "fit": "fold models",
              "score": record.score}
         ]  # fmt: skip
-        best_params = {**record.recipe_params, "n_estimators": record.n_estimators}
+        best_params = {**record.recipe_params, "n_estimators": all_rows_trees(record)}
         n_folds = len(record.fold_scores)
     elif outcome is None or not outcome.records:
         model = pipeline = rescue
@@ -586,7 +590,7 @@ def auto_fit(
         notes.extend(final.notes)
         study = outcome.study
         best = final.best or outcome.records[0]
-        best_params = {**best.recipe_params, "n_estimators": best.n_estimators}
+        best_params = {**best.recipe_params, "n_estimators": all_rows_trees(best)}
         n_folds = outcome.n_folds
     elapsed = time.monotonic() - start
     if time_budget is not None and elapsed > max(1.1 * time_budget, time_budget + 2):

@@ -35,11 +35,13 @@ if TYPE_CHECKING:
 __all__ = [
     "REFIT_MARGIN",
     "REFIT_TOLERANCE",
+    "REFIT_TREES_POWER",
     "TrainingRows",
     "fold_models",
     "fold_models_seconds",
     "member_model",
     "refit_seconds",
+    "refit_trees",
     "single_pipeline",
     "sooner",
     "split_rows",
@@ -50,6 +52,10 @@ logger = logging.getLogger("autocat")
 
 # A refit is started only if its estimate times this margin fits in the time left.
 REFIT_MARGIN = 1.3
+# A refit on all rows grows the trees early stopping chose on a fold's fit rows
+# times the ratio of the rows to this power: the more rows, the later boosting
+# stops improving (the folds fit about two thirds of them).
+REFIT_TREES_POWER = 1.0
 # A refit has diverged when it scores its own rows below its trial's out-of-fold
 # score by more than this share of the trial's gain over a constant prediction
 # (a diverged refit loses most of it: the two seen scored 0.49 and 0.22 on test
@@ -105,6 +111,27 @@ def split_rows(split: tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
     return len(split[0]) * (1 - STOP_FRACTION), len(split[0]) + len(split[1])
 
 
+def refit_trees(record: TrialRecord, n_rows: int, fit_rows: float) -> int:
+    """Trees of ``record``'s refit on ``n_rows`` rows.
+
+    Early stopping chose ``record.n_estimators`` on each fold's ``fit_rows``
+    (:func:`split_rows`); on more rows, boosting improves for longer, so the
+    refit grows that many times the ratio of the rows to the power
+    :data:`REFIT_TREES_POWER`, never fewer.
+
+    Examples
+    --------
+    >>> from autocat._trials import TrialRecord
+    >>> record = TrialRecord(0, {}, rounds=[100, 120])
+    >>> refit_trees(record, 1000, fit_rows=640.0)
+    172
+    >>> refit_trees(record, 500, fit_rows=640.0)  # never fewer
+    110
+    """
+    scale = (n_rows / max(1.0, fit_rows)) ** REFIT_TREES_POWER
+    return max(1, round(record.n_estimators * max(1.0, scale)))
+
+
 def refit_seconds(
     record: TrialRecord,
     n_rows: int,
@@ -133,9 +160,9 @@ def refit_seconds(
     >>> record = TrialRecord(0, {}, rounds=[10], fold_seconds=[3.0],
     ...                      boost_seconds=[2.0], boosted_rounds=[20], threads=1)
     >>> refit_seconds(record, 100, fit_rows=50, encoded_rows=100, threads=1)
-    3.0
+    5.0
     >>> round(refit_seconds(record, 100, fit_rows=50, encoded_rows=100, threads=2), 2)
-    1.95
+    3.25
     """
     if not record.fold_seconds:
         return 0.0
@@ -143,7 +170,8 @@ def refit_seconds(
         return float(np.median(record.fold_seconds)) * n_rows / max(1.0, fit_rows)
     other = np.median(_encoding_seconds(record))
     per_tree = np.median(np.divide(record.boost_seconds, record.boosted_rounds))
-    boost = per_tree * record.n_estimators * n_rows / max(1.0, fit_rows)
+    trees = refit_trees(record, n_rows, fit_rows)
+    boost = per_tree * trees * n_rows / max(1.0, fit_rows)
     encode = max(0.0, other) * n_rows / max(1.0, encoded_rows)
     speedup = thread_speedup(max(1, threads) / max(1, record.threads))
     return float((encode + boost) / speedup)
@@ -193,7 +221,8 @@ def member_model(
     keep = REFIT_MARGIN * fold_models_seconds(record, 1) if first else 0.0
     needed = refit_seconds(record, len(training.y), *fold_rows, training.n_threads)
     if budget.left() - keep >= REFIT_MARGIN * needed:
-        fitted = _refit(record, training, sooner(budget, keep))
+        trees = refit_trees(record, len(training.y), fold_rows[0])
+        fitted = _refit(record, training, sooner(budget, keep), trees)
         if fitted is not None:
             return fitted, "refit", False
     one_fold = False
@@ -221,9 +250,9 @@ def single_pipeline(fitted: Any) -> Pipeline:
 
 
 def _refit(
-    record: TrialRecord, training: TrainingRows, budget: Budget
+    record: TrialRecord, training: TrainingRows, budget: Budget, trees: int
 ) -> Pipeline | None:
-    """Refit a trial on all rows; ``None`` if the budget cut it."""
+    """Refit a trial on all rows with ``trees`` trees; ``None`` if the budget cut it."""
     recipe = training.recipe(record.recipe_params)
     guard = BudgetCallback(budget)
     try:
@@ -237,9 +266,7 @@ def _refit(
             with budget_scope(budget):
                 model = recipe.build_model().fit(encoded, training.y)
             return Pipeline([("vectorizer", vectorizer), ("model", model)])
-        model = recipe.build_model(
-            n_estimators=record.n_estimators, callbacks=[guard], **smearing
-        )
+        model = recipe.build_model(n_estimators=trees, callbacks=[guard], **smearing)
         model.fit(encoded, training.y)
     except BudgetExhausted:
         return None

@@ -71,12 +71,13 @@ class AutoResult:
         Every trial (None when a time budget allowed none).
     best_params_ : dict
         Flat recipe parameters of the best trial (that of ``pipeline_``), with
-        its ``n_estimators``: ``Recipe(task, **best_params_)`` rebuilds the
-        model. The best trial may be one the time budget cut after some of its
-        folds, when it scored above the best finished trial on their rows (see
-        ``notes_``). When no trial finished, those of the rescue recipe that
-        was returned (min-hash, ``learning_rate=0.1``, subsampled, its
-        early-stopped trees).
+        the ``n_estimators`` of its refit on all rows (its folds' early-stopping
+        choice scaled to the rows, see :func:`autocat._members.refit_trees`):
+        ``Recipe(task, **best_params_)`` rebuilds the refit model. The best
+        trial may be one the time budget cut after some of its folds, when it
+        scored above the best finished trial on their rows (see ``notes_``).
+        When no trial finished, those of the rescue recipe that was returned
+        (min-hash, ``learning_rate=0.1``, subsampled, its early-stopped trees).
     cv_score_ : float
         Cross-validated score of the final model's selection (greater is
         better): the ensemble (or best trial) is chosen on all folds but one and

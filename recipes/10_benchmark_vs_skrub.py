@@ -36,6 +36,9 @@
 #         flaml=/venvs/flaml/bin/python --out /tmp/bench.csv --resume
 #
 # `--methods` keeps some contenders only (e.g. `--methods autocat skrub`).
+# `--n-trials N` runs `auto_fit(n_trials=N)` without a time budget instead: the
+# same trials on any machine, however loaded, so that two versions of autocat
+# (two checkouts, one run each) differ only by what changed between them.
 # `AUTOCAT_RECIPE_SMALL=1` runs one task, one split, on 2,000 rows, one trial
 # and one thread (unless `--threads` is given): that is what the test suite runs.
 
@@ -82,6 +85,12 @@ parser.add_argument(
     nargs="+",
     default=[60.0],
     help="auto_fit's budgets in seconds; the peers get the largest",
+)
+parser.add_argument(
+    "--n-trials",
+    type=int,
+    help="autocat runs this many trials and no time budget instead (autocat_Ntrials): "
+    "the same trials on any machine, to compare two versions of autocat",
 )
 parser.add_argument(
     "--threads",
@@ -196,8 +205,8 @@ def fit_autocat(task, X_train, y_train, X_test, seed, budget):
         task["target"],
         task=task["task"],
         metric=task["metric"],
-        time_budget=budget,
-        n_trials=1 if budget is None else None,
+        time_budget=None if args.n_trials else budget,
+        n_trials=args.n_trials or (1 if budget is None else None),
         random_state=seed,
         n_jobs=args.threads,
         show_progress=False,
@@ -276,6 +285,8 @@ def peer_available(peer):
 contenders = {}
 for budget in budgets:
     label = "autocat" if budget is None else f"autocat_{budget:g}s"
+    if args.n_trials:  # one search of n trials, whatever the budgets
+        label, budget = f"autocat_{args.n_trials}trials", None
     contenders[label] = (fit_autocat, budget, "autocat")
 contenders["skrub"] = (fit_skrub, None, "skrub")
 contenders["paper_default"] = (fit_paper_default, None, "paper_default")

@@ -46,6 +46,21 @@ def labelled():
     return df.drop(columns="salary")
 
 
+def test_the_refit_grows_its_folds_trees_scaled_to_all_rows(regression):
+    """Early stopping chose the trees on a fold's fit rows; all rows grow more."""
+    df, result = regression
+    board = result.leaderboard_
+    boosted = board[board["n_estimators"].notna()]
+    assert len(boosted) == 1  # the other trial is the linear one
+    chosen = int(boosted["n_estimators"].iloc[0])
+    # 3 folds of 80 rows: the first trains on 53, early stopping watches a fifth
+    fit_rows = 53 * 0.8
+    expected = round(chosen * len(df) / fit_rows)
+    refit = result.pipeline_.named_steps["model"]
+    assert refit.get_booster().num_boosted_rounds() == expected > chosen
+    assert result.best_params_["n_estimators"] == expected
+
+
 def test_auto_result_contract(regression):
     _, result = regression
     assert isinstance(result, AutoResult)

@@ -94,7 +94,7 @@ def test_an_unsound_refit_gives_way_to_the_fold_models_and_is_named(metric):
     record = TrialRecord(number=5, params=params, rounds=[3, 3])
     record.oof = np.eye(3, dtype=np.float32)[y]
     training = TrainingRows(X, y, "multiclass", 0, 1, metric=metric)
-    refit = _refit(record, training, Budget(None))
+    refit = _refit(record, training, Budget(None), record.n_estimators)
     if metric is None:  # no metric, no check: the refit stands
         assert refit is not None
         assert training.unsound_refits == []

@@ -636,7 +636,8 @@ def test_refit_estimate_scales_encoding_by_rows_and_boosting_by_rows_trees_threa
     from autocat._trials import TrialRecord
 
     # Two folds: 1 s of encoding each, boosting 0.01 s per tree grown (early
-    # stopping kept 60 and 100 of 110 and 150 trees): the refit grows 80 trees.
+    # stopping kept 60 and 100 of 110 and 150 trees): the refit grows 80 trees
+    # on as many rows as the folds boosted on, 160 on twice as many.
     record = TrialRecord(number=0, params={}, threads=2)
     record.fold_seconds, record.boost_seconds = [2.1, 2.5], [1.1, 1.5]
     record.boosted_rounds, record.rounds = [110, 150], [60, 100]
@@ -645,8 +646,8 @@ def test_refit_estimate_scales_encoding_by_rows_and_boosting_by_rows_trees_threa
         return refit_seconds(record, n_rows, fit_rows, encoded_rows, threads)
 
     assert estimate() == pytest.approx(1.0 + 0.8)  # the folds' own conditions
-    assert estimate(n_rows=2000, encoded_rows=1000) == pytest.approx(2.0 + 1.6)
-    assert estimate(fit_rows=500) == pytest.approx(1.0 + 1.6)  # boosting only
+    assert estimate(n_rows=2000, encoded_rows=1000) == pytest.approx(2.0 + 3.2)
+    assert estimate(fit_rows=500) == pytest.approx(1.0 + 3.2)  # boosting only
     # More threads speed the refit up, but less than in proportion (a serial
     # share remains); fewer threads slow it down, at most in proportion.
     assert 1.8 / 8 < estimate(threads=16) < estimate(threads=4) < 1.8
@@ -673,7 +674,7 @@ def test_a_cut_refit_of_the_first_member_leaves_time_for_its_first_fold_model(
     real_refit = autocat._members._refit
 
     def spy(*args):
-        deadlines.append(args[2].deadline)  # _refit(record, training, budget)
+        deadlines.append(args[2].deadline)  # _refit(record, training, budget, trees)
         return real_refit(*args)
 
     monkeypatch.setattr(autocat._members, "_refit", spy)
