@@ -35,6 +35,7 @@ from autocat._parsing import (
 __all__ = [
     "FAMILIES",
     "KINDS",
+    "MOSTLY_NUMBERS",
     "WORD_LETTERS",
     "Decision",
     "SuspiciousColumnWarning",
@@ -48,6 +49,7 @@ __all__ = [
     "is_free_text",
     "leading_zero_code",
     "number_code",
+    "number_share",
     "number_table",
     "number_tokens",
     "parse_dates",
@@ -98,6 +100,9 @@ _INDEX_NAME = re.compile(r"Unnamed: \d+|index|level_\d+", re.IGNORECASE)
 # this share of the distinct values.
 _MAX_TOKENS = 5
 _MAX_TOKEN_SHARE = 0.1
+# A column of text with at least this share of distinct values that read as
+# numbers keeps them as numbers too (``Decision.as_number``): a majority.
+MOSTLY_NUMBERS = 0.5
 # Identifier and index rules apply from this many rows on.
 _MIN_ID_ROWS = 50
 # Strings with at least this share of distinct values among present ones are
@@ -144,6 +149,12 @@ class Decision:
         For a column of numbers: the non-numeric strings seen at fit (``"unknown"``,
         ``">90"``), read as missing; the column then also gets a missing
         indicator output.
+    as_number : bool, default=False
+        For a column of codes written as numbers (``"02134"``, ``"136A"`` among
+        ``"1"`` to ``"204"``): besides its text encoding, the column gets one
+        more output, ``<name>_number``, the code read as a number (``NaN`` where
+        it is not one), so that a tree may use their order where it means
+        something (ZIP codes follow geography) and ignore it where it does not.
     """
 
     kind: str
@@ -151,6 +162,7 @@ class Decision:
     conversion: str | None = None
     fmt: str | None = None
     tokens: tuple[str, ...] = ()
+    as_number: bool = False
 
 
 def decide(
@@ -177,7 +189,8 @@ def decide(
     unless :func:`index_reason` finds a row index; strings that read as numbers
     (see :func:`number_tokens`: money, percentages, thousands separators, a few
     non-numeric tokens) are ``'numeric'`` unless some value is a code
-    (:func:`number_code`: a leading zero, or a token of digits and letters);
+    (:func:`number_code`: a leading zero, or a token of digits and letters),
+    and then text that keeps its value as a number too (``as_number``);
     strings that read as times or
     dates are ``'datetime'``; other values are text, ``'dropped'`` when
     :func:`identifier_reason` finds an identifier, otherwise low- or
@@ -225,8 +238,12 @@ def decide(
     ('numeric', 'strings read as numbers', 'number')
     >>> decide("string", np.array(["09/12/1986", "10/31/2001"], dtype=object), 0, 2).fmt
     '%m/%d/%Y'
-    >>> decide("string", np.array(["02134", "2134"], dtype=object), 0, 2).reason
-    "codes with leading zeros (e.g. '02134') read as text; 2 distinct values <= 30"
+    >>> zips = decide("string", np.array(["02134", "2134"], dtype=object), 0, 2)
+    >>> zips.reason
+    "codes with leading zeros (e.g. '02134') read as text and as numbers; 2 distinct \
+values <= 30"
+    >>> zips.as_number
+    True
     """
     n_distinct = len(uniques)
     if n_distinct == 0:
@@ -309,10 +326,20 @@ def decide(
     ):
         names = sorted({type(v).__name__ for v in uniques})
         prefix = f"values of types {', '.join(names)} read as text; "
+    as_number = code is not None
     if code is not None:
         leading = _LEADING_ZERO.match(code)
         written = "with leading zeros" if leading else "of digits and letters"
-        prefix += f"codes {written} (e.g. {code!r}) read as text; "
+        prefix += f"codes {written} (e.g. {code!r}) read as text and as numbers; "
+    elif family != "categorical" and parse_numbers:
+        share = number_share(uniques)
+        if share >= MOSTLY_NUMBERS:
+            as_number = True
+            numbers = round(share * n_distinct)
+            prefix += (
+                f"{numbers} of {n_distinct} distinct values are numbers: read as "
+                "text and as numbers; "
+            )
     why = identifier_reason(uniques, n_missing, n_rows)
     if drop_identifiers and why is not None:
         return Decision("dropped", prefix + why)
@@ -321,11 +348,13 @@ def decide(
             "high_cardinality",
             f"{prefix}{n_distinct} distinct values > {cardinality_threshold}",
             conversion,
+            as_number=as_number,
         )
     return Decision(
         "low_cardinality",
         f"{prefix}{n_distinct} distinct values <= {cardinality_threshold}",
         conversion,
+        as_number=as_number,
     )
 
 
@@ -370,6 +399,28 @@ def number_tokens(uniques: np.ndarray) -> tuple[str, ...] | None:
     if not all(isinstance(v, str) for v in bad) or not np.isfinite(numbers).any():
         return None
     return tuple(bad)
+
+
+def number_share(uniques: np.ndarray) -> float:
+    """Return the share of distinct values that read as numbers.
+
+    Judged on the first distinct values when there are many: a column of words
+    is rejected there, and one that passes is counted in full.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._column_kinds import number_share
+    >>> zips = np.array(["60601", "73132-1531", "No home", "53703"], dtype=object)
+    >>> number_share(zips)
+    0.5
+    """
+    share = 0.0
+    for part in sample_then_all(uniques):
+        share = float(np.isfinite(parse_numbers(part)[0]).mean()) if len(part) else 0.0
+        if share < MOSTLY_NUMBERS:
+            break
+    return share
 
 
 def decimal_comma(uniques: np.ndarray) -> bool:

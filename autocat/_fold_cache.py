@@ -138,20 +138,25 @@ def nested_minhash_columns(vectorizer: Any, recipe: Recipe) -> Any:
     position = 0
     for column, outputs in vectorizer.input_to_outputs_.items():
         width = len(outputs)
+        # codes read as numbers too: one more output after the min-hash
+        extra = int(outputs[-1:] == [f"{column}_number"])
         encoder = vectorizer.transformers_.get(column)
         minhash = (
             isinstance(encoder, MinHashEncoder)
             and not encoder.minmax
-            and encoder.n_components == width == MAX_COMPONENTS
+            and encoder.n_components == width - extra == MAX_COMPONENTS
         )
-        blocks.append((position, width, minhash))
+        blocks.append((position, width, extra if minhash else None))
         position += width
 
     def columns(d: int) -> np.ndarray:
-        keep = [
-            np.arange(start, start + (min(d, width) if minhash else width))
-            for start, width, minhash in blocks
-        ]
+        keep = []
+        for start, width, extra in blocks:
+            if extra is None:  # not a nested min-hash: every output
+                keep.append(np.arange(start, start + width))
+                continue
+            keep.append(np.arange(start, start + min(d, width - extra)))
+            keep.append(np.arange(start + width - extra, start + width))
         return np.concatenate(keep) if keep else np.array([], dtype=np.int64)
 
     return columns

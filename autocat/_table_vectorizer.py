@@ -37,7 +37,7 @@ from autocat._dataframe import (
     to_2d,
     to_float,
 )
-from autocat._datetime import DatetimeEncoder, weekday_note
+from autocat._datetime import DatetimeEncoder
 from autocat._encoder_choice import (
     ENCODER_NAMES,
     SPECIFIC_KINDS,
@@ -47,7 +47,6 @@ from autocat._encoder_choice import (
     named_encoder,
     user_decision,
 )
-from autocat._factorize import take_rows
 from autocat._minhash import MinHashEncoder
 from autocat._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from autocat._text import TextEncoder
@@ -56,6 +55,7 @@ from autocat._vectorizer_columns import (
     Column,
     Encoded,
     check_storage,
+    code_numbers,
     column_from_state,
     column_state,
     convert_values,
@@ -66,8 +66,9 @@ from autocat._vectorizer_columns import (
     is_row_wise,
     one_column_frame,
     output_names,
-    row_slice,
+    plan_frame,
     warn_suspicious,
+    write_rows,
 )
 
 __all__ = ["TableVectorizer"]
@@ -99,8 +100,13 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
       Strings that all read as numbers written with a decimal comma (``"94,71"``,
       ``"1.264,03"``, as a ``;``-separated CSV holds them) are numbers too, when
       the usual reading fails (``"1,234"`` alone reads 1234). Strings written
-      with a leading zero (``"02134"``, ``"007"``) are codes and
-      stay text.
+      with a leading zero (``"02134"``, ``"007"``), or numbers among which a
+      value mixes digits and letters (``"136A"``), are codes and stay text.
+      Codes, and text of which at least half the distinct values read as
+      numbers, keep their numbers too: one more output, ``<column>_number``
+      (``NaN`` where a value is not a number; never ``numeric``-encoded), last
+      among the column's outputs, unless ``specific_transformers`` sets the
+      column.
     - ``'datetime'``: datetime columns, strings that all read as dates in one
       format (ISO 8601, ``"09/12/1986"``, ``"10/31/2001 05:00 PM"``,
       ``"01.03.2020 10:00"``, ``"Mar 2020"``, RFC 2822, ...; see ``dayfirst``
@@ -187,7 +193,8 @@ default='minhash'
     numeric : 'passthrough' or transformer, default='passthrough'
         Encoder of numeric and boolean columns.
     parse_numbers : bool, default=True
-        Read string columns whose values are all numbers as numeric.
+        Read string columns whose values are all numbers as numeric, and give
+        codes and text that are mostly numbers their ``<column>_number``.
     parse_dates : bool, default=True
         Read string columns whose values are all dates in one format as dates.
     parse_times : bool, default=True
@@ -546,6 +553,22 @@ default='minhash'
                 return state, Encoded(source=column)
             return self._fit_full(state, one_column_frame(name, values), y)
         codes, uniques = convert_values(state, codes, uniques, column)
+        state, encoded = self._fit_values(state, codes, uniques, spec, y)
+        if decision.as_number:
+            state.outputs = (*state.outputs, f"{name}_number")
+            encoded.number = code_numbers(codes, uniques)
+        return state, encoded
+
+    def _fit_values(
+        self,
+        state: Column,
+        codes: np.ndarray,
+        uniques: np.ndarray,
+        spec: Any = None,
+        y: Any = None,
+    ) -> tuple[Column, Encoded]:
+        """Fit a column's encoder on its distinct values (and codes); encode them."""
+        name, decision = state.name, state.decision
         transformer = self._resolve(decision.kind, decision, spec, y)
         state.transformer = transformer
         ordered = (
@@ -682,8 +705,12 @@ default='minhash'
             codes, uniques = convert_values(state, codes, uniques, column)
         if isinstance(state.transformer, str):  # 'passthrough'
             table = number_table(uniques, indicator=bool(tokens))
-            return Encoded(table=table, codes=codes)
-        return encode_values(state, codes, uniques)
+            encoded = Encoded(table=table, codes=codes)
+        else:
+            encoded = encode_values(state, codes, uniques)
+        if state.decision.as_number:
+            encoded.number = code_numbers(codes, uniques)
+        return encoded
 
     def _assemble(self, X: Any, encoded: list[Encoded]) -> np.ndarray:
         """Write every column's outputs into one preallocated float32 matrix."""
@@ -698,15 +725,8 @@ default='minhash'
 
         def write(index: int, start: int, stop: int) -> None:
             check_budget()  # and the writing of the output, between columns
-            piece = encoded[index]
             target = out[start:stop, starts[index] : starts[index + 1]]
-            if piece.source is not None:
-                target[:, 0] = to_float(row_slice(piece.source, start, stop))
-            elif piece.table is not None:
-                # missing values (code -1) take the table's last row
-                take_rows(piece.table, piece.codes[start:stop], target)
-            elif piece.block is not None:
-                target[:] = piece.block[start:stop]
+            write_rows(encoded[index], start, stop, target)
 
         self._map(
             write,
@@ -749,26 +769,7 @@ default='minhash'
             ``missing_share``, ``transformer``, ``n_outputs`` and ``reason``.
         """
         check_is_fitted(self, "column_kinds_")
-        rows = [
-            {
-                "column": c.name,
-                "dtype": c.dtype,
-                "kind": c.decision.kind,
-                "n_distinct": c.n_distinct,
-                "missing_share": round(c.missing_share, 4),
-                "transformer": (
-                    c.transformer
-                    if isinstance(c.transformer, str)
-                    else type(c.transformer).__name__
-                ),
-                "n_outputs": len(c.outputs),
-                "reason": c.decision.reason + weekday_note(c.transformer),
-            }
-            for c in self._columns
-        ]
-        columns = ["column", "dtype", "kind", "n_distinct", "missing_share"]
-        columns += ["transformer", "n_outputs", "reason"]
-        return pd.DataFrame(rows, columns=columns)
+        return plan_frame(self._columns)
 
     def __getstate__(self) -> dict[str, Any]:
         # the per-column state is pickled as builtins, not as private classes,

@@ -36,7 +36,8 @@ from autocat._dataframe import (
     series_values,
     to_float,
 )
-from autocat._datetime import DatetimeEncoder
+from autocat._datetime import DatetimeEncoder, weekday_note
+from autocat._factorize import take_rows
 from autocat._leaks import sample_rows, suspicious_columns
 from autocat._minhash import MinHashEncoder
 from autocat._parsing import is_missing_token
@@ -76,13 +77,32 @@ class Encoded:
     codes: np.ndarray | None = None
     source: Any = None  # numeric passthrough: the column itself
     values: np.ndarray | None = None  # distinct values as read (numbers, dates)
+    number: np.ndarray | None = None  # codes read as numbers, one per row
+
+
+def code_numbers(codes: np.ndarray, uniques: np.ndarray) -> np.ndarray:
+    """Return each row's code read as a number (``NaN`` where it is not one).
+
+    The extra output of a column whose decision says ``as_number``. Missing
+    rows (code -1) take the ``NaN`` appended after the distinct values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._vectorizer_columns import code_numbers
+    >>> uniques = np.array(["02134", "o2465", "60601"], dtype=object)
+    >>> code_numbers(np.array([0, 1, 2, -1]), uniques).tolist()
+    [2134.0, nan, 60601.0, nan]
+    """
+    numbers = np.append(parse_numbers(uniques)[0], np.nan).astype(np.float32)
+    return numbers[codes]
 
 
 def column_state(column: Column) -> dict[str, Any]:
     state = dict(vars(column))
     decision = column.decision
     state["decision"] = (decision.kind, decision.reason, decision.conversion,
-                         decision.fmt, decision.tokens)  # fmt: skip
+                         decision.fmt, decision.tokens, decision.as_number)  # fmt: skip
     return state
 
 
@@ -356,7 +376,8 @@ def encode_values(state: Column, codes: np.ndarray, uniques: np.ndarray) -> Enco
             table = transformer._distinct_table(uniques.tolist())
             return Encoded(table=table, codes=codes)
         if not has_missing and len(uniques) == 0:  # no rows
-            table = np.full((1, len(state.outputs)), np.nan, dtype=np.float32)
+            width = len(state.outputs) - state.decision.as_number
+            table = np.full((1, width), np.nan, dtype=np.float32)
             return Encoded(table=table, codes=codes)
         values = np.concatenate([uniques, missing_like(uniques)])
         table = dense(
@@ -379,3 +400,41 @@ def is_row_wise(transformer: Any) -> bool:
     return gamma_poisson is not None and isinstance(
         transformer, gamma_poisson.GammaPoissonEncoder
     )
+
+
+def write_rows(piece: Encoded, start: int, stop: int, target: np.ndarray) -> None:
+    """Write rows ``start:stop`` of one column's encoding into ``target``."""
+    if piece.number is not None:  # codes as numbers: the last output
+        target[:, -1] = piece.number[start:stop]
+        target = target[:, :-1]
+    if piece.source is not None:
+        target[:, 0] = to_float(row_slice(piece.source, start, stop))
+    elif piece.table is not None:
+        # missing values (code -1) take the table's last row
+        take_rows(piece.table, piece.codes[start:stop], target)
+    elif piece.block is not None:
+        target[:] = piece.block[start:stop]
+
+
+def plan_frame(columns: list[Column]) -> pd.DataFrame:
+    """Return :meth:`TableVectorizer.describe`'s table: one row per column."""
+    rows = [
+        {
+            "column": c.name,
+            "dtype": c.dtype,
+            "kind": c.decision.kind,
+            "n_distinct": c.n_distinct,
+            "missing_share": round(c.missing_share, 4),
+            "transformer": (
+                c.transformer
+                if isinstance(c.transformer, str)
+                else type(c.transformer).__name__
+            ),
+            "n_outputs": len(c.outputs),
+            "reason": c.decision.reason + weekday_note(c.transformer),
+        }
+        for c in columns
+    ]
+    names = ["column", "dtype", "kind", "n_distinct", "missing_share"]
+    names += ["transformer", "n_outputs", "reason"]
+    return pd.DataFrame(rows, columns=names)

@@ -383,8 +383,9 @@ def test_a_token_of_digits_and_letters_makes_numbers_codes():
     assert decision.kind == "high_cardinality"
     assert decision.conversion == "text"
     assert decision.reason.startswith(
-        "codes of digits and letters (e.g. '136A') read as text; "
+        "codes of digits and letters (e.g. '136A') read as text and as numbers; "
     )
+    assert decision.as_number
     # missing markers have no digit, and a digit alone is no code
     ages = _obj(*[str(i) for i in range(20, 80)], "unknown", "n/a")
     assert decide("string", ages, 0, 100).kind == "numeric"

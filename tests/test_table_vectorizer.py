@@ -314,11 +314,13 @@ def test_mixed_type_object_columns():
     )
     vectorizer = TableVectorizer().fit(df)
     assert vectorizer.column_kinds_ == {"m": "low_cardinality", "n": "numeric"}
-    assert vectorizer.input_to_outputs_["m"] == ["m_1", "m_2.5", "m_a"]
+    # two of its three values are numbers: they are kept as numbers too
+    assert vectorizer.input_to_outputs_["m"] == ["m_1", "m_2.5", "m_a", "m_number"]
     assert "read as text" in vectorizer.describe()["reason"][0]
     out = vectorizer.transform(df)
     np.testing.assert_array_equal(out[:, 0], [1, 0, 0, 0, 0, 1])
-    np.testing.assert_array_equal(out[:, 3], [1, 2000, 3.5, np.nan, 4, 5])
+    np.testing.assert_array_equal(out[:, 3], [1, np.nan, 2.5, np.nan, np.nan, 1])
+    np.testing.assert_array_equal(out[:, 4], [1, 2000, 3.5, np.nan, 4, 5])
 
 
 def test_duplicate_and_non_string_column_names():

@@ -115,15 +115,16 @@ EXPECTED_PLAN = [
     (
         "zip",
         "low_cardinality",
-        25,
-        "codes with leading zeros (e.g. '01315') read as text; 25 distinct "
-        "values <= 30",
+        26,
+        "codes with leading zeros (e.g. '01315') read as text and as numbers; 25 "
+        "distinct values <= 30",
     ),
     (
         "code",
         "low_cardinality",
-        5,
-        "codes with leading zeros (e.g. '0123') read as text; 5 distinct values <= 30",
+        6,
+        "codes with leading zeros (e.g. '0123') read as text and as numbers; 5 "
+        "distinct values <= 30",
     ),
     (
         "Unnamed: 0",
@@ -158,8 +159,9 @@ EXPECTED_PLAN = [
     (
         "mixed",
         "low_cardinality",
-        5,
-        "values of types float, int, str read as text; 5 distinct values <= 30",
+        6,
+        "values of types float, int, str read as text; 3 of 5 distinct values are "
+        "numbers: read as text and as numbers; 5 distinct values <= 30",
     ),
     ("is_member", "boolean", 1, "boolean values kept as float"),
     ("country_all", "dropped", 0, "constant: single value 'US'"),
@@ -224,8 +226,10 @@ def test_codes_with_leading_zeros_do_not_merge(codes):
     vectorizer = TableVectorizer()
     out = vectorizer.fit_transform(frame)
     assert vectorizer.column_kinds_ == {"zip": "low_cardinality"}
-    assert out.shape[1] == len(codes)
-    assert len({tuple(row) for row in out}) == len(codes)
+    # one indicator per code, then the code read as a number
+    assert out.shape[1] == len(codes) + 1
+    assert len({tuple(row[:-1]) for row in out}) == len(codes)
+    np.testing.assert_array_equal(out[:, -1], [float(code) for code in codes] * 5)
 
 
 def test_money_percentages_and_decimals_are_numbers():

