@@ -88,11 +88,12 @@ class BudgetCallback(xgboost.callback.TrainingCallback):
 class _PruneCallback(xgboost.callback.TrainingCallback):
     """Report the stop rows' loss to Optuna every few rounds; prune when told.
 
-    Optuna's pruners compare with *complete* trials only, and trials are told a
-    batch at a time, so the decision does not depend on which trial of a batch
-    runs first. A trial on a log target (``target_transform='log'``) reports its
-    loss on the log scale, another quantity: its steps start at ``offset``, so
-    that the pruner compares it with trials on the same scale only.
+    The search's pruner (:class:`~autocat._pruner.RungPruner`) compares with
+    *told* trials only, and trials are told a batch at a time, so the decision
+    does not depend on which trial of a batch runs first. A trial on a log
+    target (``target_transform='log'``) reports its loss on the log scale,
+    another quantity: its steps start at ``offset``, so that the pruner
+    compares it with trials on the same scale only.
     """
 
     def __init__(self, trial: optuna.Trial, offset: int = 0) -> None:

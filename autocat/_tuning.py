@@ -53,6 +53,7 @@ from autocat._learner_trials import LEARNER_ATTR, LearnerTrials
 from autocat._log_target import LogTargetTrial
 from autocat._portfolio_order import faster_first, still_learning
 from autocat._progress import Progress
+from autocat._pruner import RungPruner
 from autocat._sampler import FIRST_OF_ENCODER, RepeatBlindTPESampler
 from autocat._search_space import default_params, suggest_params
 from autocat._splits import inner_splits
@@ -382,8 +383,9 @@ def tune(
     show_progress : bool, default=False
         Show a progress bar on stderr.
     pruner : optuna.pruners.BasePruner, optional
-        Defaults to a median pruner on the stop rows' loss of the first fold,
-        reported every :data:`PRUNE_EVERY` rounds, after 5 complete trials.
+        Defaults to a :class:`~autocat._pruner.RungPruner` on the stop rows'
+        loss of the first fold, reported every :data:`PRUNE_EVERY` rounds:
+        successive halving at 20, 60, 180 and 540 rounds among told trials.
     callbacks : sequence of callables, default=()
         ``callback(study, trial)`` after each trial, as in Optuna; a callback
         may call ``study.stop()``.
@@ -658,10 +660,7 @@ def _create_study(
             direction="maximize",
             load_if_exists=True,
             sampler=sampler,
-            pruner=pruner
-            or optuna.pruners.MedianPruner(
-                n_startup_trials=5, n_warmup_steps=2 * PRUNE_EVERY
-            ),
+            pruner=pruner or RungPruner(first_rung=2 * PRUNE_EVERY),
         )
 
 
