@@ -136,11 +136,11 @@ def nested_minhash_columns(vectorizer: Any, recipe: Recipe) -> Any:
 
     blocks = []
     position = 0
-    for column, outputs in vectorizer.input_to_outputs_.items():
-        width = len(outputs)
+    for state in vectorizer._columns:
+        width = len(state.outputs)
         # codes read as numbers too: one more output after the min-hash
-        extra = int(outputs[-1:] == [f"{column}_number"])
-        encoder = vectorizer.transformers_.get(column)
+        extra = int(state.decision.as_number)
+        encoder = state.transformer
         minhash = (
             isinstance(encoder, MinHashEncoder)
             and not encoder.minmax

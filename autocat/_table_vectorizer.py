@@ -67,6 +67,7 @@ from autocat._vectorizer_columns import (
     one_column_frame,
     output_names,
     plan_frame,
+    unique_outputs,
     warn_suspicious,
     write_rows,
 )
@@ -232,7 +233,10 @@ default='minhash'
     transformers_ : dict of str to transformer or str
         The fitted encoder of each column, ``'passthrough'`` or ``'drop'``.
     input_to_outputs_ : dict of str to list of str
-        The output feature names each input column produced.
+        The output feature names each input column produced. They are unique:
+        a generated name that another output has (``city_0`` of a min-hashed
+        ``city`` beside a numeric column ``city_0``) takes the first free
+        suffix (``city_0_2``), and a column passed through keeps its own name.
     near_unique_text_ : list of str
         The columns of near-unique text (see ``drop_unique_text``), dropped or
         encoded.
@@ -451,6 +455,7 @@ default='minhash'
                 ],
             )
         self._columns = [state for state, _ in results]
+        unique_outputs(self._columns)
         self.column_kinds_ = {c.name: c.decision.kind for c in self._columns}
         self.transformers_ = {c.name: c.transformer for c in self._columns}
         self.input_to_outputs_ = {c.name: list(c.outputs) for c in self._columns}
@@ -751,7 +756,8 @@ default='minhash'
         Returns
         -------
         ndarray of str
-            One name per output column.
+            One name per output column, each name once (see
+            ``input_to_outputs_``).
         """
         check_is_fitted(self, "column_kinds_")
         check_input_names(self, input_features)

@@ -4,7 +4,8 @@
 its output names); ``Encoded`` is one column's encoding before the output matrix
 is assembled. The functions check a column's storage against its fitted kind,
 read its distinct values as the kind says (:func:`convert_values`), encode them
-(:func:`encode_values`), gather rows from them and name an encoder's outputs.
+(:func:`encode_values`), gather rows from them, name an encoder's outputs and
+keep every output name unique (:func:`unique_outputs`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import contextvars
 import sys
 import threading
 import warnings
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -414,6 +416,38 @@ def write_rows(piece: Encoded, start: int, stop: int, target: np.ndarray) -> Non
         take_rows(piece.table, piece.codes[start:stop], target)
     elif piece.block is not None:
         target[:] = piece.block[start:stop]
+
+
+def unique_outputs(columns: list[Column]) -> None:
+    """Rename outputs that share a name, so that every output name is unique.
+
+    Generated names can meet a user's: a column ``city`` min-hashed writes
+    ``city_0``, which is also the name of a numeric column ``city_0`` passed
+    through. Of the outputs sharing a name, the output of a column under its own
+    name keeps it (the user's name), else the first in output order; each other
+    takes the smallest suffix ``_2``, ``_3``, ... that no output has. Names that
+    no other output has are left as they are.
+    """
+    counts = Counter(name for c in columns for name in c.outputs)
+    if all(count == 1 for count in counts.values()):
+        return
+    keeper: dict[str, tuple[int, int]] = {}
+    for i, c in enumerate(columns):
+        for j, name in enumerate(c.outputs):
+            if counts[name] > 1 and (name not in keeper or name == c.name):
+                keeper[name] = (i, j)
+    taken = set(counts)
+    for i, c in enumerate(columns):
+        outputs = list(c.outputs)
+        for j, name in enumerate(outputs):
+            if counts[name] == 1 or keeper[name] == (i, j):
+                continue
+            suffix = 2
+            while f"{name}_{suffix}" in taken:
+                suffix += 1
+            outputs[j] = f"{name}_{suffix}"
+            taken.add(outputs[j])
+        c.outputs = tuple(outputs)
 
 
 def plan_frame(columns: list[Column]) -> pd.DataFrame:

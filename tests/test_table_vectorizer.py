@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
+from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
+from xgboost import XGBRegressor
 
 from autocat import DatetimeEncoder, MinHashEncoder, TableVectorizer, TextEncoder
 from autocat._column_kinds import KINDS
@@ -337,6 +339,45 @@ def test_duplicate_and_non_string_column_names():
     assert vectorizer.get_feature_names_out().tolist() == ["0", "1_a", "1_b"]
     with pytest.raises(ValueError, match="yet now missing"):
         vectorizer.transform(numbered.rename(columns={1: 2}))
+
+
+def test_generated_output_names_never_repeat_a_users_column_name():
+    # min-hash writes city_0, city_1, ...; one-hot writes low_a, ...: a numeric
+    # column already named city_0 or low_a keeps its name, the generated output
+    # takes the first free suffix; names no other output has stay as they are
+    rng = np.random.default_rng(0)
+    n = 200
+    frame = pd.DataFrame(
+        {
+            "city": [f"city {i % 40}" for i in range(n)],
+            "city_0": rng.normal(size=n),
+            "city_0_2": rng.normal(size=n),
+            "low": rng.choice(["a", "b"], n),
+            "low_a": rng.normal(size=n),
+        }
+    )
+    vectorizer = TableVectorizer().fit(frame)
+    names = vectorizer.get_feature_names_out().tolist()
+    assert len(set(names)) == len(names)
+    outputs = vectorizer.input_to_outputs_
+    assert outputs["city"][:3] == ["city_0_3", "city_1", "city_2"]
+    assert outputs["city_0"] == ["city_0"] and outputs["city_0_2"] == ["city_0_2"]
+    assert outputs["low"] == ["low_a_2", "low_b"] and outputs["low_a"] == ["low_a"]
+    # the renamed outputs hold the encoder's values, the users' their own
+    out = vectorizer.transform(frame)
+    minhash = vectorizer.transformers_["city"].transform(frame[["city"]])
+    np.testing.assert_array_equal(out[:, names.index("city_0_3")], minhash[:, 0])
+    users = frame[["city_0", "low_a"]].to_numpy(np.float32)
+    np.testing.assert_array_equal(out[:, names.index("city_0")], users[:, 0])
+    np.testing.assert_array_equal(out[:, names.index("low_a_2")], frame["low"] == "a")
+    np.testing.assert_array_equal(out[:, names.index("low_a")], users[:, 1])
+    # with pandas output, a model that needs unique names fits after it
+    pipeline = make_pipeline(
+        TableVectorizer().set_output(transform="pandas"),
+        XGBRegressor(n_estimators=3, n_jobs=1),
+    )
+    pipeline.fit(frame, rng.normal(size=n))
+    assert pipeline[-1].get_booster().feature_names == names
 
 
 def test_empty_frames():

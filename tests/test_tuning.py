@@ -246,20 +246,25 @@ def test_minhash_encodings_are_nested(problem, d):
     assert runner.cache.misses == 1
 
 
+@pytest.mark.parametrize("clash", [False, True])
 @pytest.mark.parametrize("d", [10, 30])
-def test_minhash_encodings_are_nested_beside_a_number_output(problem, d):
+def test_minhash_encodings_are_nested_beside_a_number_output(problem, d, clash):
     # ZIP codes with leading zeros are min-hashed and read as numbers too: the
-    # number output follows the min-hash block, and survives the cut.
+    # number output follows the min-hash block, and survives the cut, also
+    # when a user's column named zip_number renames it
     X, y, splits = problem
     rng = np.random.default_rng(1)
     zips = [f"{z:05d}" for z in rng.integers(100, 99_999, len(X) // 2)] * 2
     X = X.assign(zip=zips)
+    if clash:
+        X = X.assign(zip_number=rng.normal(size=len(X)))
     runner = _runner((X, y, splits))
     recipe = Recipe(n_components=d, cardinality_threshold=10)
     X_train, X_valid, _, _ = runner.encoded(recipe, 1)
     train, valid = splits[1]
     expected = recipe.build_vectorizer().fit(X.iloc[train], y[train])
-    assert expected.input_to_outputs_["zip"][-1] == "zip_number"
+    number = "zip_number_2" if clash else "zip_number"
+    assert expected.input_to_outputs_["zip"][-1] == number
     np.testing.assert_array_equal(X_train, expected.transform(X.iloc[train]))
     np.testing.assert_array_equal(X_valid, expected.transform(X.iloc[valid]))
     runner.encoded(Recipe(n_components=50, cardinality_threshold=10), 1)
