@@ -19,7 +19,7 @@ from autocat._final import FinalReserve, final_model, warm_kernels
 from autocat._learner_trials import LEARNER_ATTR
 from autocat._log_target import TARGET_TRANSFORM_MODES, check_log_target
 from autocat._members import TrainingRows, refit_trees, single_pipeline, split_rows
-from autocat._recipe import TASKS, Recipe, in_own_thread
+from autocat._recipe import TASKS, Recipe
 from autocat._rescue import (
     FALLBACK_ROWS,
     RESCUE_XGB_PARAMS,
@@ -41,6 +41,7 @@ from autocat._target import (
     tokens_as_missing,
     whole_numbers,
 )
+from autocat._threads import in_own_thread
 from autocat._trials import EncodingCache, TrialCut, TrialRecord, better_cut
 from autocat._tuning import TuneOutcome, first_trial_threads, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message

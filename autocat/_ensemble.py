@@ -11,9 +11,12 @@ from scipy.stats import rankdata
 from sklearn import metrics
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.metrics import get_scorer, make_scorer
+from sklearn.pipeline import Pipeline
 from sklearn.utils import ClassifierTags, RegressorTags, Tags, get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from autocat._threads import in_own_thread
 
 __all__ = [
     "EnsembleModel",
@@ -475,6 +478,47 @@ def _is_classification(self: EnsembleModel) -> bool:
     return bool(self.task != "regression")
 
 
+def final_step_predictions(estimators: list[Any], method: str, X: Any) -> list[Any]:
+    """Each estimator's ``method(X)``, its final step's part in a short-lived thread.
+
+    A Pipeline's transformers run in the calling thread; the final steps (an
+    XGBoost model's predictions would leave an idle OpenMP team in the
+    caller's thread, to slow later fits: see :mod:`autocat._threads`) run
+    together in a thread that ends with them. An :class:`EnsembleModel` does
+    the same for its members.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from autocat._ensemble import final_step_predictions
+    >>> X, y = np.arange(4.0)[:, None], np.arange(4.0)
+    >>> models = [make_pipeline(StandardScaler(), LinearRegression()).fit(X, y),
+    ...           LinearRegression().fit(X, y)]
+    >>> [p.round(6).tolist() for p in final_step_predictions(models, "predict", X[:2])]
+    [[0.0, 1.0], [0.0, 1.0]]
+    """
+    results: list[Any] = [None] * len(estimators)
+    steps = []
+    for index, estimator in enumerate(estimators):
+        if isinstance(estimator, EnsembleModel):  # it does the same for its members
+            results[index] = getattr(estimator, method)(X)
+        elif isinstance(estimator, Pipeline) and len(estimator) > 1:
+            final = getattr(estimator[-1], method)
+            steps.append((index, final, estimator[:-1].transform(X)))
+        else:
+            steps.append((index, getattr(estimator, method), X))
+    if steps:
+        outputs = in_own_thread(
+            None, lambda: [final(inputs) for _, final, inputs in steps], name="predict"
+        )
+        for (index, _, _), output in zip(steps, outputs, strict=True):
+            results[index] = output
+    return results
+
+
 class EnsembleModel(BaseEstimator):
     """A weighted mean of fitted models' predictions.
 
@@ -676,8 +720,9 @@ class EnsembleModel(BaseEstimator):
 
     def _mean(self, method: str, X: Any) -> np.ndarray:
         total = np.zeros(0)
-        for member, weight in zip(self.members_, self.weights_, strict=True):
-            part = weight * np.asarray(getattr(member, method)(X), dtype=np.float64)
+        predictions = final_step_predictions(self.members_, method, X)
+        for part, weight in zip(predictions, self.weights_, strict=True):
+            part = weight * np.asarray(part, dtype=np.float64)
             total = part if total.size == 0 else total + part
         return total
 

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import contextvars
 import difflib
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
-import xgboost
 from sklearn.pipeline import Pipeline
 from xgboost import XGBClassifier, XGBRegressor
 
@@ -25,9 +21,7 @@ __all__ = [
     "VECTORIZER_PARAMS",
     "Recipe",
     "check_task",
-    "in_own_thread",
     "pipeline_param_name",
-    "xgboost_threads",
 ]
 
 TASKS: tuple[str, ...] = ("regression", "binary", "multiclass")
@@ -51,78 +45,6 @@ _TARGET_TYPES = {
     "binary": "binary",
     "multiclass": "multiclass",
 }
-
-
-def xgboost_threads(n_threads: int) -> AbstractContextManager[None]:
-    """Cap XGBoost's global thread count in the calling thread, for a block of fits.
-
-    XGBoost sizes some parallel regions (once per thread, building its first
-    matrix) by its global ``nthread``, every core by default, whatever the
-    model's ``n_jobs``. Such a region leaves an idle OpenMP team in the thread
-    that ran it, for the life of the thread; libgomp, then managing more
-    threads than cores, sleeps between parallel regions instead of spinning,
-    and every later fit of many small regions (small tables, many classes)
-    pays a wake-up per region: measured up to 8 times slower, in another
-    thread of the same process (``tests/benchmarks/bench_first_trial_threads.py``).
-    The setting is XGBoost's own and local to the thread; XGBoost before 3.0
-    has none, and there this caps nothing.
-
-    Parameters
-    ----------
-    n_threads : int
-        The threads the block's models are given (their ``n_jobs``).
-
-    Returns
-    -------
-    context manager
-
-    Examples
-    --------
-    >>> import numpy as np, xgboost
-    >>> from autocat._recipe import xgboost_threads
-    >>> with xgboost_threads(1):
-    ...     model = xgboost.XGBRegressor(n_estimators=2, n_jobs=1)
-    ...     model = model.fit(np.arange(10.0).reshape(-1, 1), np.arange(10.0))
-    ...     xgboost.get_config()["nthread"]
-    1
-    """
-    if "nthread" not in xgboost.get_config():
-        return nullcontext()
-    return xgboost.config_context(nthread=int(n_threads))
-
-
-def in_own_thread(n_threads: int, function: Any, *args: Any) -> Any:
-    """Return ``function(*args)``, run in a thread that ends with it.
-
-    The thread's XGBoost is capped at ``n_threads`` (:func:`xgboost_threads`),
-    and the OpenMP team its fits start ends with the thread: none is left in
-    the calling thread to slow the fits of a later search (a second
-    ``auto_fit`` in the same process). Context variables are carried over;
-    an exception is raised in the caller. An interrupt (Ctrl-C) returns at
-    once, and the thread finishes its work in the background.
-
-    Examples
-    --------
-    >>> import threading
-    >>> from autocat._recipe import in_own_thread
-    >>> in_own_thread(1, lambda: threading.current_thread().name).startswith(
-    ...     "autocat-fit")
-    True
-    """
-    context = contextvars.copy_context()
-
-    def run() -> Any:
-        with xgboost_threads(n_threads):
-            return context.run(function, *args)
-
-    thread = ThreadPoolExecutor(1, thread_name_prefix="autocat-fit")
-    try:
-        result = thread.submit(run).result()
-    except BaseException:
-        thread.shutdown(wait=False)
-        raise
-    thread.shutdown(wait=True)  # the thread, and its OpenMP team, are gone
-    return result
 
 
 # Flat recipe name -> parameter of the TableVectorizer step. With Gamma-Poisson,

@@ -31,8 +31,8 @@ from autocat._members import (
     fold_models,
     fold_models_seconds,
 )
-from autocat._recipe import xgboost_threads
 from autocat._splits import inner_splits
+from autocat._threads import xgboost_threads
 from autocat._trials import (
     EARLY_STOPPING_ROUNDS,
     MAX_ROUNDS,

@@ -11,7 +11,7 @@ import pandas as pd
 
 from autocat._column_kinds import as_numbers
 from autocat._dataframe import series_values, to_pandas
-from autocat._ensemble import fold_scorer
+from autocat._ensemble import final_step_predictions, fold_scorer
 from autocat._leaderboard import leaderboard
 from autocat._target import check_same_order, tokens_as_missing
 
@@ -234,7 +234,9 @@ class AutoResult:
         ndarray of shape (n_samples,)
             Predicted values, or class labels as given to :func:`auto_fit`.
         """
-        predictions = self.model_.predict(self._features(X))
+        [predictions] = final_step_predictions(
+            [self.model_], "predict", self._features(X)
+        )
         if self.classes_ is None:
             return np.asarray(predictions)
         return self.classes_[np.asarray(predictions, dtype=np.int64)]
@@ -257,7 +259,10 @@ class AutoResult:
         return self._predict_proba
 
     def _predict_proba(self, X: Any) -> np.ndarray:
-        return np.asarray(self.model_.predict_proba(self._features(X)))
+        [proba] = final_step_predictions(
+            [self.model_], "predict_proba", self._features(X)
+        )
+        return np.asarray(proba)
 
     def score(self, X: Any, y: Any) -> float:
         """Score predictions of ``X`` against ``y`` with ``metric_``.

@@ -23,8 +23,9 @@ import xgboost
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._fold_cache import MAX_COMPONENTS, EncodingCache, nested_minhash_columns
-from autocat._recipe import VECTORIZER_PARAMS, Recipe, xgboost_threads
+from autocat._recipe import VECTORIZER_PARAMS, Recipe
 from autocat._sampler import FIRST_OF_ENCODER, REPEATS
+from autocat._threads import xgboost_threads
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -8,7 +8,7 @@ from sklearn.pipeline import Pipeline
 from xgboost import XGBClassifier, XGBRegressor
 
 from autocat import Recipe
-from autocat._recipe import VECTORIZER_PARAMS, in_own_thread, pipeline_param_name
+from autocat._recipe import VECTORIZER_PARAMS, pipeline_param_name
 
 
 @pytest.fixture(scope="module")
@@ -171,24 +171,6 @@ def test_specific_transformers_reach_the_vectorizer(table):
     assert pipeline.named_steps["vectorizer"].column_kinds_["job"] == "dropped"
     assert recipe == Recipe(specific_transformers={"job": "drop"}, n_estimators=5)
     assert recipe != Recipe(n_estimators=5)
-
-
-def test_in_own_thread_caps_xgboost_there_and_raises_in_the_caller():
-    import threading
-
-    import xgboost
-
-    caller = threading.get_ident()
-    before = xgboost.get_config()["nthread"]
-    seen = in_own_thread(3, lambda: (threading.get_ident(), xgboost.get_config()))
-    assert seen[0] != caller and seen[1]["nthread"] == 3
-    assert xgboost.get_config()["nthread"] == before  # the caller's is untouched
-
-    def fail() -> None:
-        raise ValueError("no such column 'x'")
-
-    with pytest.raises(ValueError, match="no such column 'x'"):
-        in_own_thread(1, fail)
 
 
 def _largest_leaf(model: XGBClassifier) -> float:

@@ -13,13 +13,16 @@ global count in every thread that fits; this script measures what is left.
 
 Method: the first portfolio configuration on one holdout fold, as
 ``autocat._trials.TrialRunner`` runs it, timed in a pool thread with 1 and with
-2 XGBoost threads, each after the fallback fit in the calling thread
-(``--fallback main``, what ``auto_fit`` does), in a short-lived thread (its
-OpenMP team ends with it) or not at all. Tables: the bundled employee salaries
-and a synthetic 10-class table of dirty titles (``--rows``).
+2 XGBoost threads, in a fresh process, after (``--before``) nothing
+(``none``); the fallback fit in the calling thread (``fallback``, what
+``auto_fit`` once did) or in a short-lived thread (``fallback-thread``: its
+OpenMP team ends with it); a result's predictions in the calling thread
+(``result-predict``, as between two calls); an XGBoost model's own, with 2
+threads (``xgboost-predict``, a user's model). Tables: the bundled employee
+salaries and a synthetic 10-class table of dirty titles (``--rows``).
 
     python tests/benchmarks/bench_first_trial_threads.py
-    python tests/benchmarks/bench_first_trial_threads.py --fallback main thread none
+    python tests/benchmarks/bench_first_trial_threads.py --before none result-predict
 
 Run two at once (``... & ...; wait``) to see the same under two processes
 sharing the cores: spinning threads of both then wait on each other.
@@ -40,6 +43,17 @@ dirty classes, 10,000 rows                   1.35 / 1.07
 dirty classes, 30,000 rows                   3.84 / 2.36
 =============================  ============  ============
 
+Measured on 2026-12-02 (2 cores), seconds with 2 threads, two runs each,
+before and after a result's predictions ran their models in a thread of their
+own (the user's XGBoost model: both versions, four runs):
+
+=================  ===========  ==============  ===========  ===============
+table              none         result-predict  now          xgboost-predict
+=================  ===========  ==============  ===========  ===============
+employee salaries  0.26 - 0.29  0.58 - 0.65     0.30         0.47 - 0.71
+dirty classes      0.45 - 0.48  2.76 - 2.80     0.44 - 0.50  2.51 - 3.60
+=================  ===========  ==============  ===========  ===============
+
 Two processes at once, with the cap: 3,000 rows 0.46 / 1.5, 30,000 rows
 3.9 / 27: both processes' teams spin, each waiting for a core the other holds.
 Hence ``autocat._tuning.ALONE_ALL_THREADS_ROWS``: the trial that runs alone gets
@@ -58,6 +72,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
+import xgboost
 
 import autocat
 from autocat._budget import Budget
@@ -93,6 +108,8 @@ def dirty_classes(rows: int) -> tuple[pd.DataFrame, np.ndarray, str, str]:
 
 
 TABLES = {"employee_salaries": employee_salaries, "dirty_classes": dirty_classes}
+# What runs in the calling thread before the trials (see ``measure``).
+BEFORE = ("none", "fallback", "fallback-thread", "result-predict", "xgboost-predict")
 
 
 def first_trial_seconds(
@@ -120,16 +137,25 @@ def first_trial_seconds(
     return time.perf_counter() - start
 
 
-def measure(name: str, rows: int, where: str, repeat: int) -> list[float]:
+def measure(name: str, rows: int, before: str, repeat: int) -> list[float]:
     """Median seconds with 1 and 2 threads, in this (fresh) process."""
     warnings.simplefilter("ignore")
     X, y, task, metric = TABLES[name](rows)
     warm_kernels()
-    if where == "main":
+    if before == "fallback":  # in the calling thread, as auto_fit once did
         fallback_model(X, y, task, 0, 1, None)
-    elif where == "thread":  # its OpenMP team ends with the thread
+    elif before == "fallback-thread":  # its OpenMP team ends with the thread
         with ThreadPoolExecutor(1) as once:
             once.submit(fallback_model, X, y, task, 0, 1, None).result()
+    elif before == "result-predict":  # a result's predictions, as between calls
+        frame = X.assign(target=y)
+        result = autocat.auto_fit(
+            frame, "target", task=task, n_trials=1, n_jobs=2, show_progress=False
+        )
+        result.predict(X)
+    elif before == "xgboost-predict":  # the caller's own XGBoost model
+        model = xgboost.XGBRegressor(n_estimators=10, n_jobs=2)
+        model.fit(X.select_dtypes("number"), y).predict(X.select_dtypes("number"))
     medians = []
     with ThreadPoolExecutor(1) as pool:
         for threads in (1, 2):
@@ -147,21 +173,22 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=3_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
-        "--fallback", nargs="*", default=["main", "thread"],
-        choices=["main", "thread", "none"],
+        "--before", nargs="*", default=list(BEFORE), choices=list(BEFORE),
+        help="what ran in the calling thread before the trials",
     )  # fmt: skip
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPU(s); autocat {autocat.__version__}")
-    print(f"{'table':>18} {'fallback':>8} {'1 thread':>9} {'2 threads':>9} {'2/1':>5}")
+    print(f"{'table':>18} {'before':>16} {'1 thread':>9} {'2 threads':>9} {'2/1':>5}")
     # Each setting in a fresh process: an OpenMP team, once started in the
     # main thread, stays for the life of the process.
     spawn = multiprocessing.get_context("spawn")
     for name in args.tables:
-        for where in args.fallback:
+        for before in args.before:
             with spawn.Pool(1) as process:
-                one, two = process.apply(measure, (name, args.rows, where, args.repeat))
+                setting = (name, args.rows, before, args.repeat)
+                one, two = process.apply(measure, setting)
             print(
-                f"{name:>18} {where:>8} {one:9.2f} {two:9.2f} {two / one:5.2f}",
+                f"{name:>18} {before:>16} {one:9.2f} {two:9.2f} {two / one:5.2f}",
                 flush=True,
             )
 
