@@ -532,9 +532,10 @@ def auto_fit(
     no_trial = outcome is None or not outcome.records
     if no_trial and cut is not None and rescue is not None and deadline is not None:
         training = TrainingRows(X, y, task, seed, total_threads, specific_transformers)
-        cut_model, versus = cut_trial_or_rescue(
-            cut.record, (rescue, n_fallback), training, splits, metric, deadline
-        )
+        cut_model, versus = in_own_thread(
+            total_threads, cut_trial_or_rescue,
+            cut.record, (rescue, n_fallback), training, splits, metric, deadline,
+        )  # fmt: skip
     if cut_model is not None and cut is not None:
         model, pipeline, record = cut_model, single_pipeline(cut_model), cut.record
         notes.append(
@@ -562,7 +563,8 @@ def auto_fit(
         members = []
         cv_score, n_scored = math.nan, 0
         if rescue is not None and deadline is not None:
-            cv_score, n_scored = rescue_holdout_score(
+            cv_score, n_scored = in_own_thread(
+                total_threads, rescue_holdout_score,
                 (rescue, n_fallback),
                 TrainingRows(X, y, task, seed, total_threads, specific_transformers),
                 metric, deadline, rescue_s,

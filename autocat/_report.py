@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from autocat import _svg
+from autocat._threads import in_own_thread
 
 if TYPE_CHECKING:
     from autocat._result import AutoResult
@@ -240,13 +241,17 @@ def _importances(result: AutoResult) -> tuple[list[tuple[str, float, float]], st
         y = pd.Index(result.classes_).get_indexer(np.asarray(y))  # may be unsorted
     if len(X) < 2:
         return [], "Too few sampled rows to measure importances."
-    measured = permutation_importance(
-        result.pipeline_,
-        X,
-        y,
-        scoring=result.metric_,
-        n_repeats=_IMPORTANCE_REPEATS,
-        random_state=result.random_state,
+    measured = in_own_thread(  # no OpenMP team is left in the caller's thread
+        None,
+        lambda: permutation_importance(
+            result.pipeline_,
+            X,
+            y,
+            scoring=result.metric_,
+            n_repeats=_IMPORTANCE_REPEATS,
+            random_state=result.random_state,
+        ),
+        name="report",
     )
     rows = [
         (str(name), float(mean), float(std))

@@ -32,7 +32,7 @@ from autocat._members import (
     fold_models_seconds,
 )
 from autocat._splits import inner_splits
-from autocat._threads import xgboost_threads
+from autocat._threads import in_own_thread, xgboost_threads
 from autocat._trials import (
     EARLY_STOPPING_ROUNDS,
     MAX_ROUNDS,
@@ -181,7 +181,9 @@ class Insurance:
     X, y, task, random_state, specific_transformers
         As for :func:`fallback_model`.
     background : bool
-        Fit in a thread of its own and return at once; else fit now.
+        Fit in a thread of its own and return at once; else fit now, in a
+        thread of its own too, waited for (so that no OpenMP team stays in the
+        caller's thread: see :mod:`autocat._threads`).
     on_fitted : callable, optional
         ``on_fitted(seconds)`` once the fit has finished (in the fitting
         thread), with its time.
@@ -225,8 +227,8 @@ class Insurance:
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="autocat-insurance")
             context = contextvars.copy_context()
             self._future = self._thread.submit(context.run, self._fit)
-        else:
-            self._future.set_result(self._fit())
+        else:  # in a thread that ends with it too, and waited for
+            self._future.set_result(in_own_thread(None, self._fit, name="insurance"))
 
     def _fit(self) -> tuple[Pipeline | None, float]:
         start = time.perf_counter()

@@ -13,6 +13,8 @@ import pytest
 import xgboost
 
 import autocat
+import autocat._auto
+import autocat._tuning
 from autocat._ensemble import EnsembleModel
 from autocat._threads import in_own_thread
 
@@ -61,18 +63,21 @@ def _settled_thread_count() -> int:
 def _threads_left_by(calls: Any) -> int:
     """Threads that ``calls()``, run in a new caller thread, leaves while it lives."""
     left: list[int] = []
-    done = threading.Event()
+    errors: list[BaseException] = []
 
     def caller() -> None:
-        before = _settled_thread_count()
-        calls()
-        left.append(_settled_thread_count() - before)
-        done.set()
+        try:
+            before = _settled_thread_count()
+            calls()
+            left.append(_settled_thread_count() - before)
+        except BaseException as error:  # raised in the test's thread below
+            errors.append(error)
 
     thread = threading.Thread(target=caller)
     thread.start()
-    done.wait(60)
     thread.join()
+    if errors:
+        raise errors[0]
     return left[0]
 
 
@@ -122,3 +127,34 @@ def test_predictions_leave_no_openmp_team_in_the_callers_thread(fitted):
             model.predict(X)  # the ensemble itself, e.g. as a Pipeline's step
 
     assert _threads_left_by(predictions) == 0
+
+
+@needs_proc
+def test_a_rescued_call_and_its_report_leave_no_openmp_team(
+    monkeypatch, trials_never_finish, tmp_path
+):
+    # The fallback fits before the first trial, on every thread (as on 20,000
+    # rows or more); no trial finishes, so the rescue recipe is trained, scored
+    # on the rows outside its sample, and returned.
+    monkeypatch.setattr(autocat._tuning, "_available_cores", lambda: 2)
+    monkeypatch.setattr(autocat._auto, "first_trial_threads", lambda *args: 2)
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "title": rng.choice([f"clerk grade {i}" for i in range(50)], 400),
+            "age": rng.uniform(20, 60, 400),
+        }
+    )
+    frame["salary"] = frame["age"] + rng.normal(scale=10.0, size=400)
+    results: list[Any] = []
+
+    def fit() -> None:
+        results.append(
+            autocat.auto_fit(
+                frame, "salary", time_budget=3, n_jobs=2, show_progress=False
+            )
+        )
+
+    assert _threads_left_by(fit) == 0
+    assert "model: the rescue recipe" in results[0].summary()
+    assert _threads_left_by(lambda: results[0].report(tmp_path / "report.html")) == 0
