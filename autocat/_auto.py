@@ -276,7 +276,11 @@ def auto_fit(
         CPU threads for the whole call (``-1``: all cores). Up to 8 trials run at
         once and share them with their XGBoost models; the refit, and the first
         trial of a time-budgeted search (it runs alone) on a table of 20,000 rows
-        or more, use them all.
+        or more, use them all. An XGBoost model of your own, fitted or used with
+        several threads in the thread that calls ``auto_fit``, slows those
+        multithreaded fits (its idle OpenMP threads stay, and make the others
+        sleep between parallel regions): give it ``n_jobs=1``, or a thread of
+        its own. autocat's own fits and predictions leave no such threads.
     show_progress : bool, default=True
         Show a progress bar (trials, best score, time left) on stderr.
     callbacks : sequence of callables, default=()
