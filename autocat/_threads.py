@@ -29,7 +29,7 @@ __all__ = ["THREAD_PREFIX", "in_own_thread", "xgboost_threads"]
 THREAD_PREFIX = "autocat-"
 
 
-def xgboost_threads(n_threads: int) -> AbstractContextManager[None]:
+def xgboost_threads(n_threads: int | None) -> AbstractContextManager[None]:
     """Cap XGBoost's global thread count in the calling thread, for a block of fits.
 
     XGBoost sizes some parallel regions (once per thread, building its first
@@ -41,8 +41,9 @@ def xgboost_threads(n_threads: int) -> AbstractContextManager[None]:
 
     Parameters
     ----------
-    n_threads : int
-        The threads the block's models are given (their ``n_jobs``).
+    n_threads : int or None
+        The threads the block's models are given (their ``n_jobs``);
+        ``None`` caps nothing.
 
     Returns
     -------
@@ -58,7 +59,7 @@ def xgboost_threads(n_threads: int) -> AbstractContextManager[None]:
     ...     xgboost.get_config()["nthread"]
     1
     """
-    if "nthread" not in xgboost.get_config():
+    if n_threads is None or "nthread" not in xgboost.get_config():
         return nullcontext()
     return xgboost.config_context(nthread=int(n_threads))
 
@@ -101,15 +102,11 @@ def in_own_thread(
     True
     """
     if threading.current_thread().name.startswith(THREAD_PREFIX):
-        if n_threads is None:
-            return function(*args)
         with xgboost_threads(n_threads):
             return function(*args)
     context = contextvars.copy_context()
 
     def run() -> Any:
-        if n_threads is None:
-            return context.run(function, *args)
         with xgboost_threads(n_threads):
             return context.run(function, *args)
 
