@@ -206,8 +206,13 @@ def auto_fit(
     a forest of extremely randomised trees on the same encoding
     (``learner='forest'``), whose errors differ from the boosted trees' (with a
     time budget, within a quarter of the time left, or it stops after its
-    first trees). ``pipeline_`` and ``best_params_`` stay the best XGBoost
-    trial's. Each
+    first trees); on a table with low-cardinality string columns, once the
+    configurations tried first are told, the best trial so far is repeated
+    with those columns as category codes, which XGBoost splits on as
+    categories (``learner='categorical'``; see
+    :class:`~autocat.TableVectorizer`'s ``low_cardinality``). These are
+    candidates of the ensemble only: ``pipeline_`` and ``best_params_`` stay
+    the best of the other XGBoost trials'. Each
     trial is scored honestly: on every fold, XGBoost's number of trees is
     chosen by early stopping on part of the fold's training rows, and the
     validation rows are only scored. The finished trials' out-of-fold

@@ -18,6 +18,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.preprocessing import OneHotEncoder, TargetEncoder
 from sklearn.utils.multiclass import type_of_target
 
+from autocat._categorical import CategoryCodes
 from autocat._column_kinds import (
     Decision,
     decimal_comma,
@@ -202,6 +203,8 @@ def named_encoder(
         return OneHotEncoder(
             handle_unknown="ignore", sparse_output=False, dtype=np.float32
         )
+    if option == "categorical":
+        return CategoryCodes()
     if option == "minhash":
         return MinHashEncoder(n_components=n_components)
     if option == "text":

@@ -276,8 +276,8 @@ def final_model(
     start = time.monotonic()
     budget = Budget(deadline)
     records = [r for r in outcome.records if r.oof is not None]
-    if not ensemble:  # the single best pipeline is XGBoost's
-        records = [r for r in records if r.learner == "xgboost"]
+    if not ensemble:  # the single best pipeline is one of the search's trials
+        records = [r for r in records if not r.candidate_only]
     used = list(splits[: outcome.n_folds])
     rows = validated_rows(records)
     notes: list[str] = []

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from optuna.trial import TrialState
 
-from autocat._learner_trials import LEARNER_ATTR
+from autocat._learner_trials import LEARNER_ATTR, VARIANTS
 from autocat._log_target import LogTargetTrial
 from autocat._recipe import VECTORIZER_PARAMS
 from autocat._search_space import SEARCH_SPACE
@@ -35,6 +35,8 @@ N_ESTIMATORS = "n_estimators"
 STOPPED_BY = "stopped_by"
 # ... and what it learnt: 'none' or 'log' (set when the target is measured).
 TARGET_TRANSFORM = LogTargetTrial.name
+# Learner labels whose model is XGBoost with the trial's parameters.
+_XGBOOST = ("xgboost", *VARIANTS)
 
 
 def leaderboard(study: optuna.Study) -> pd.DataFrame:
@@ -49,7 +51,8 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
     (``encoder``, ``n_components``, ...; another learner's trial has no
     XGBoost parameters), ``target_transform`` (only when some trial learnt a
     log target), ``learner`` (only when another learner's trial ran:
-    ``'xgboost'``, ``'linear'`` or ``'forest'``), ``n_estimators`` and
+    ``'xgboost'``, ``'linear'``, ``'forest'`` or ``'categorical'``, XGBoost on
+    the low-cardinality columns' category codes), ``n_estimators`` and
     ``stopped_by``.
     Complete trials come first by score, then pruned ones.
 
@@ -97,11 +100,13 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
             {
                 name: trial.params.get(name)
                 # another learner's XGBoost parameters are its base's, unused
-                if learner == "xgboost" or name in VECTORIZER_PARAMS
+                if learner in _XGBOOST or name in VECTORIZER_PARAMS
                 else None
                 for name in names
             }
         )
+        # a variant's own settings (see autocat._learner_trials.VARIANTS)
+        row.update((k, v) for k, v in VARIANTS.get(learner, {}).items() if k in names)
         row[LEARNER_ATTR] = learner
         row[TARGET_TRANSFORM] = trial.user_attrs.get(TARGET_TRANSFORM, "none")
         row["n_estimators"] = trial.user_attrs.get(N_ESTIMATORS)
@@ -129,5 +134,5 @@ def leaderboard(study: optuna.Study) -> pd.DataFrame:
         columns.insert(columns.index("n_estimators"), TARGET_TRANSFORM)
     if (frame[LEARNER_ATTR] != "xgboost").any():  # another learner's trial ran
         columns.insert(columns.index("n_estimators"), LEARNER_ATTR)
-        frame.loc[frame[LEARNER_ATTR] != "xgboost", "n_estimators"] = pd.NA
+        frame.loc[~frame[LEARNER_ATTR].isin(_XGBOOST), "n_estimators"] = pd.NA
     return frame[columns].reset_index(drop=True)

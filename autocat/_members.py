@@ -18,7 +18,7 @@ from sklearn.pipeline import Pipeline
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._ensemble import EnsembleModel, score_predictions
-from autocat._recipe import Recipe
+from autocat._recipe import Recipe, categorical_types
 from autocat._splits import STOP_FRACTION
 from autocat._trials import (
     BudgetCallback,
@@ -266,7 +266,12 @@ def _refit(
             with budget_scope(budget):
                 model = recipe.build_model().fit(encoded, training.y)
             return Pipeline([("vectorizer", vectorizer), ("model", model)])
-        model = recipe.build_model(n_estimators=trees, callbacks=[guard], **smearing)
+        model = recipe.build_model(
+            n_estimators=trees,
+            callbacks=[guard],
+            **smearing,
+            **categorical_types(recipe, vectorizer.feature_types_),
+        )
         model.fit(encoded, training.y)
     except BudgetExhausted:
         return None

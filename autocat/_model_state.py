@@ -40,6 +40,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler, TargetEncoder
 
+from autocat._categorical import CategoryCodes
 from autocat._column_kinds import Decision
 from autocat._datetime import DatetimeEncoder
 from autocat._forest import ForestClassifier, ForestRegressor
@@ -180,6 +181,7 @@ for _cls in (
     Pipeline,
     FeatureUnion,
     OneHotEncoder,
+    CategoryCodes,
     TargetEncoder,
     KFold,  # TargetEncoder's seeded cross-fitting folds
     StratifiedKFold,

@@ -15,11 +15,13 @@ from autocat._log_target import TARGET_TRANSFORMS, LogTargetRegressor
 
 __all__ = [
     "ENCODERS",
+    "LOW_CARDINALITY_ENCODERS",
     "TASKS",
     "TEXT_ANALYZERS",
     "TEXT_ENCODERS",
     "VECTORIZER_PARAMS",
     "Recipe",
+    "categorical_types",
     "check_task",
     "pipeline_param_name",
 ]
@@ -30,6 +32,9 @@ ENCODERS: tuple[str, ...] = ("minhash", "gamma_poisson", "target", "text")
 TEXT_ENCODERS: tuple[str, ...] = ("minhash", "text")
 #: The models a recipe may end with.
 LEARNERS: tuple[str, ...] = ("xgboost", "linear", "forest")
+#: Encoders of low-cardinality columns: one-hot, or category codes that XGBoost
+#: splits on as categories (``enable_categorical``).
+LOW_CARDINALITY_ENCODERS: tuple[str, ...] = ("onehot", "categorical")
 #: The analyzers of :class:`~autocat.TextEncoder`.
 TEXT_ANALYZERS: tuple[str, ...] = ("both", "word", "char")
 # XGBoost's bound on a leaf's step (before the learning rate) for classes: the
@@ -58,6 +63,7 @@ _VECTORIZER_PARAM_NAMES: dict[str, str] = {
     "text_n_components": "text__n_components",
     "text_analyzer": "text__analyzer",
     "drop_unique_text": "drop_unique_text",
+    "low_cardinality": "low_cardinality",
 }
 _GAMMA_POISSON_PARAM_NAMES: dict[str, str] = {
     "n_components": "high_cardinality__n_components",
@@ -74,6 +80,7 @@ VECTORIZER_PARAMS: tuple[str, ...] = (
     "text_n_components",
     "text_analyzer",
     "drop_unique_text",
+    "low_cardinality",
 )
 
 
@@ -123,6 +130,26 @@ def pipeline_param_name(name: str, encoder: str = "minhash") -> str:
     return "model__" + name
 
 
+def categorical_types(recipe: Recipe, types: list[str]) -> dict[str, Any]:
+    """Return the override that tells the recipe's XGBoost its category codes.
+
+    ``types`` is the fitted vectorizer's ``feature_types_`` (of the columns the
+    model is fitted on); a recipe with one-hot encoded low-cardinality columns
+    needs no override.
+
+    Examples
+    --------
+    >>> from autocat._recipe import Recipe, categorical_types
+    >>> categorical_types(Recipe(low_cardinality="categorical"), ["c", "q"])
+    {'feature_types': ['c', 'q']}
+    >>> categorical_types(Recipe(), ["q", "q"])
+    {}
+    """
+    if recipe.low_cardinality != "categorical":
+        return {}
+    return {"feature_types": list(types)}
+
+
 def _xgb_param_names() -> frozenset[str]:
     return frozenset(XGBRegressor().get_params()) | frozenset(
         XGBClassifier().get_params()
@@ -150,7 +177,8 @@ class Recipe:
         Output dimension of that encoder per column (the paper's ``d``); target
         encoding ignores it (one output, or one per class).
     cardinality_threshold : int, default=30
-        String columns with at most this many distinct values are one-hot encoded.
+        String columns with at most this many distinct values are one-hot encoded
+        (see ``low_cardinality``).
     gp_alpha, gp_beta : float, default=1.1, 1.0
         Gamma prior of the Gamma-Poisson activations (shape and scale); used
         only with ``encoder='gamma_poisson'``.
@@ -168,6 +196,12 @@ class Recipe:
         Drop the columns of near-unique text, such as names and titles (see
         :class:`~autocat.TableVectorizer`); listed by :meth:`params` only when
         set.
+    low_cardinality : {'onehot', 'categorical'}, default='onehot'
+        Encoder of those columns: one-hot, or ``'categorical'``, one output of
+        category codes per column, which XGBoost splits on as categories
+        (``enable_categorical=True`` and the vectorizer's ``feature_types_``;
+        :meth:`build` sets the vectorizer's pandas output, whose categories
+        XGBoost reads). XGBoost only; listed by :meth:`params` only when set.
     target_transform : {'none', 'log'}, default='none'
         With ``'log'`` (regression only), XGBoost learns ``log(1 + y)`` and
         predicts on ``y``'s scale (:class:`~autocat._log_target.LogTargetRegressor`,
@@ -242,6 +276,7 @@ class Recipe:
         text_n_components: int = 30,
         text_analyzer: str = "both",
         drop_unique_text: bool = False,
+        low_cardinality: str = "onehot",
         target_transform: str = "none",
         learner: str = "xgboost",
         specific_transformers: dict[str, Any] | None = None,
@@ -278,6 +313,12 @@ class Recipe:
                 f"{type(drop_unique_text).__name__}: {drop_unique_text!r}."
             )
         self.drop_unique_text = bool(drop_unique_text)
+        if low_cardinality not in LOW_CARDINALITY_ENCODERS:
+            raise ValueError(
+                f"low_cardinality must be one of {list(LOW_CARDINALITY_ENCODERS)}, "
+                f"got {low_cardinality!r}."
+            )
+        self.low_cardinality = low_cardinality
         if target_transform not in TARGET_TRANSFORMS:
             raise ValueError(
                 f"target_transform must be one of {list(TARGET_TRANSFORMS)}, got "
@@ -297,6 +338,11 @@ class Recipe:
             raise ValueError(
                 f"learner={learner!r} learns the target itself; got "
                 f"target_transform={target_transform!r}."
+            )
+        if learner != "xgboost" and low_cardinality != "onehot":
+            raise ValueError(
+                f"low_cardinality={low_cardinality!r} is for XGBoost, which splits "
+                f"on categories; learner={learner!r} needs 'onehot'."
             )
         self.learner = learner
         self.specific_transformers = (
@@ -340,7 +386,8 @@ class Recipe:
 
         The Gamma-Poisson priors are included only when that encoder is used,
         the text encoder's parameters only with ``text_encoder='text'``,
-        ``drop_unique_text`` and ``target_transform`` only when they are set.
+        ``drop_unique_text``, ``low_cardinality`` and ``target_transform`` only
+        when they are set.
 
         Returns
         -------
@@ -361,6 +408,8 @@ class Recipe:
             out["text_analyzer"] = self.text_analyzer
         if self.drop_unique_text:
             out["drop_unique_text"] = True
+        if self.low_cardinality != "onehot":
+            out["low_cardinality"] = self.low_cardinality
         if self.target_transform != "none":
             out["target_transform"] = self.target_transform
         if self.learner != "xgboost":
@@ -446,6 +495,7 @@ class Recipe:
             n_components=self.n_components,
             text=text,
             drop_unique_text=self.drop_unique_text,
+            low_cardinality=self.low_cardinality,
             specific_transformers=self.specific_transformers,
             target_type=_TARGET_TYPES[self.task],
             random_state=self.random_state,
@@ -472,7 +522,9 @@ class Recipe:
         XGBRegressor or XGBClassifier
             Unfitted, with ``tree_method='hist'`` unless the recipe sets another;
             a ``LogTargetRegressor`` (an ``XGBRegressor``) with
-            ``target_transform='log'``.
+            ``target_transform='log'``; ``enable_categorical=True`` with
+            ``low_cardinality='categorical'`` (give it the fitted vectorizer's
+            ``feature_types_`` as ``feature_types`` to fit it on arrays).
         """
         if self.learner == "linear":
             if self.task == "regression":
@@ -484,6 +536,8 @@ class Recipe:
         params: dict[str, Any] = {"tree_method": "hist"}
         if self.task != "regression":
             params["max_delta_step"] = CLASS_MAX_DELTA_STEP
+        if self.low_cardinality == "categorical":
+            params["enable_categorical"] = True
         params.update(self.xgb_params)
         params.update(random_state=self.random_state, n_jobs=self.n_jobs)
         params.update(overrides)
@@ -499,11 +553,14 @@ class Recipe:
         Returns
         -------
         sklearn.pipeline.Pipeline
-            A new pipeline at each call.
+            A new pipeline at each call. With ``low_cardinality='categorical'``
+            its vectorizer outputs a pandas DataFrame whose category codes are
+            pandas categories, so that XGBoost knows them.
         """
-        return Pipeline(
-            [("vectorizer", self.build_vectorizer()), ("model", self.build_model())]
-        )
+        vectorizer = self.build_vectorizer()
+        if self.low_cardinality == "categorical":
+            vectorizer.set_output(transform="pandas")
+        return Pipeline([("vectorizer", vectorizer), ("model", self.build_model())])
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextvars
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from itertools import pairwise
 from numbers import Integral
@@ -17,6 +15,7 @@ from sklearn.preprocessing import OneHotEncoder, TargetEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from autocat._budget import check_budget
+from autocat._categorical import CategoryCodes, categories_if_pandas, feature_types
 from autocat._column_kinds import (
     Decision,
     decide,
@@ -64,6 +63,7 @@ from autocat._vectorizer_columns import (
     encode_values,
     gather,
     is_row_wise,
+    map_in_threads,
     one_column_frame,
     output_names,
     plan_frame,
@@ -78,7 +78,7 @@ _TRANSFORMER = HasMethods(["fit", "transform"])
 # Below this many rows per thread, splitting a column's gather costs more than it saves.
 _MIN_ROWS_PER_CHUNK = 65_536
 # Encoders whose fit depends only on the set of distinct values.
-_SET_FITTED = (MinHashEncoder, DatetimeEncoder, OneHotEncoder)
+_SET_FITTED = (MinHashEncoder, DatetimeEncoder, OneHotEncoder, CategoryCodes)
 # Encoders whose fit_transform cross-fits: the training rows are encoded by
 # models that did not see them (the table of distinct values serves transform).
 _CROSS_FITTED = (TargetEncoder,)
@@ -118,7 +118,8 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
       midnight).
     - ``'low_cardinality'``: other strings and categoricals with at most
       ``cardinality_threshold`` distinct values, one-hot encoded; a category not
-      seen at fit, or a missing value, gives zeros.
+      seen at fit, or a missing value, gives zeros (or category codes: see
+      ``low_cardinality``).
     - ``'high_cardinality'``: more distinct values, encoded by
       ``high_cardinality`` (min-hash by default).
     - ``'dropped'``: constant columns (one value and no missing value),
@@ -158,10 +159,13 @@ transformer, default='minhash'
         as a one-column pandas DataFrame of ``str`` with ``None`` for missing
         values; its ``fit_transform`` receives ``y`` when its ``fit`` takes it,
         unless it encodes each value alone, like the encoders above).
-    low_cardinality : 'onehot' or transformer, default='onehot'
+    low_cardinality : {'onehot', 'categorical'} or transformer, default='onehot'
         Encoder of low-cardinality columns: one-hot (a dense float32
-        ``OneHotEncoder(handle_unknown='ignore')``) or any transformer, used as
-        ``high_cardinality`` is.
+        ``OneHotEncoder(handle_unknown='ignore')``), ``'categorical'`` (the
+        codes ``0 .. k-1`` of the sorted categories, NaN for missing and unseen
+        values, for trees that split on categories; with
+        ``set_output(transform='pandas')`` they are pandas categories) or any
+        transformer, used as ``high_cardinality`` is.
     n_components : int, default=30
         Outputs per column of the ``'minhash'``, ``'gamma_poisson'`` and
         ``'text'`` encoders.
@@ -240,6 +244,9 @@ default='minhash'
     near_unique_text_ : list of str
         The columns of near-unique text (see ``drop_unique_text``), dropped or
         encoded.
+    feature_types_ : list of str
+        XGBoost's ``feature_types`` of the outputs: ``'c'`` for category codes
+        (``low_cardinality='categorical'``), ``'q'`` for every other output.
     n_features_in_ : int
         Number of columns seen in :meth:`fit`.
     feature_names_in_ : ndarray of str of shape (n_features_in_,)
@@ -316,7 +323,7 @@ default='minhash'
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "cardinality_threshold": [Interval(Integral, 0, None, closed="left")],
         "high_cardinality": [StrOptions(set(ENCODER_NAMES)), _TRANSFORMER],
-        "low_cardinality": [StrOptions({"onehot"}), _TRANSFORMER],
+        "low_cardinality": [StrOptions({"onehot", "categorical"}), _TRANSFORMER],
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "text": [StrOptions(set(ENCODER_NAMES)), _TRANSFORMER, None],
         "specific_transformers": [dict, None],
@@ -422,7 +429,7 @@ default='minhash'
             columns are cross-fitted (see Notes).
         """
         X, encoded = self._fit(X, y)
-        return self._assemble(X, encoded)
+        return categories_if_pandas(self, self._assemble(X, encoded), X)
 
     def _fit(self, X: Any, y: Any = None) -> tuple[Any, list[Encoded]]:
         X = to_2d(X, estimator_name=type(self).__name__)
@@ -460,21 +467,14 @@ default='minhash'
         self.transformers_ = {c.name: c.transformer for c in self._columns}
         self.input_to_outputs_ = {c.name: list(c.outputs) for c in self._columns}
         self.near_unique_text_ = [c.name for c in self._columns if c.near_unique]
+        self.feature_types_ = feature_types(self._columns)
         encoded = [encoded for _, encoded in results]
         if y is not None:
             warn_suspicious(self._columns, encoded, y, n_rows(X))
         return X, encoded
 
     def _map(self, function: Any, items: list[Any]) -> list[Any]:
-        n_threads = min(effective_n_jobs(self.n_jobs), max(1, len(items)))
-        if n_threads == 1:
-            return [function(*item) for item in items]
-        # Each task runs in a copy of the caller's context, so it sees its budget.
-        context = contextvars.copy_context()
-        with ThreadPoolExecutor(n_threads) as pool:
-            return list(
-                pool.map(lambda item: context.copy().run(function, *item), items)
-            )
+        return map_in_threads(effective_n_jobs(self.n_jobs), function, items)
 
     def _fit_column(
         self,
@@ -678,7 +678,7 @@ default='minhash'
         encoded = self._map(
             self._transform_column, list(zip(self._columns, columns, strict=True))
         )
-        return self._assemble(X, encoded)
+        return categories_if_pandas(self, self._assemble(X, encoded), X)
 
     def _transform_column(self, state: Column, column: Any) -> Encoded:
         check_budget()  # a time budget may cut a transform between columns

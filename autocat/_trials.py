@@ -23,7 +23,7 @@ import xgboost
 
 from autocat._budget import Budget, BudgetExhausted, budget_scope
 from autocat._fold_cache import MAX_COMPONENTS, EncodingCache, nested_minhash_columns
-from autocat._recipe import VECTORIZER_PARAMS, Recipe
+from autocat._recipe import VECTORIZER_PARAMS, Recipe, categorical_types
 from autocat._sampler import FIRST_OF_ENCODER, REPEATS
 from autocat._threads import xgboost_threads
 
@@ -51,6 +51,8 @@ logger = logging.getLogger("autocat")
 
 # XGBoost grows at most this many trees per fold; early stopping picks fewer.
 MAX_ROUNDS = 1000
+# What a table's encoding depends on when it has no high-cardinality column.
+_ANY_TABLE_PARAMS = ("random_state", "low_cardinality")
 EARLY_STOPPING_ROUNDS = 50
 # With a time budget, k-fold CV is kept only if this many trials fit in it;
 # otherwise every trial uses the first fold as a holdout (k times cheaper).
@@ -158,6 +160,10 @@ class TrialRecord:
         The model after the vectorizer (see
         :class:`~autocat._learner_trials.LearnerTrials`); not one of the
         sampler's ``params``.
+    candidate_only : bool
+        Whether the trial is only a candidate of the ensemble (another
+        learner's, or a variant's: see
+        :class:`~autocat._learner_trials.LearnerTrials`), never the best trial.
     capped : bool
         Whether the time budget stopped the boosting of the trial's one fold
         (the first): its model then has the trees early stopping chose among
@@ -180,6 +186,7 @@ class TrialRecord:
     target_transform: str = "none"
     capped: bool = False
     learner: str = "xgboost"
+    candidate_only: bool = False
 
     @property
     def recipe_params(self) -> dict[str, Any]:
@@ -414,7 +421,8 @@ class TrialRunner:
         )
         nested = nested_minhash_columns(vectorizer, recipe)
         fitted.append(vectorizer)
-        return X_train, (X_valid, nested, weakref.ref(vectorizer))
+        types = vectorizer.feature_types_
+        return X_train, (X_valid, nested, weakref.ref(vectorizer), types)
 
     def _key(self, recipe: Recipe, fold: int) -> Any:
         """Return what the encoding of ``fold`` depends on (None before known).
@@ -434,7 +442,7 @@ class TrialRunner:
         high = tuple(sorted(c for c, n in distinct.items() if threshold is None
                             or n > threshold))  # fmt: skip
         if not high and not recipe.specific_transformers:
-            params = {"random_state": params.get("random_state")}
+            params = {k: v for k, v in params.items() if k in _ANY_TABLE_PARAMS}
         elif self.nested(recipe):
             params.pop("n_components", None)
         return (fold, high, tuple(sorted(params.items())))
@@ -455,11 +463,13 @@ class TrialRunner:
 
     def encoded_fold(
         self, recipe: Recipe, fold: int
-    ) -> tuple[Any, Any, float, float, Any]:
-        """Return :meth:`encoded`'s tuple and the fitted vectorizer that made it.
+    ) -> tuple[Any, Any, float, float, Any, list[str]]:
+        """Return :meth:`encoded`'s tuple, its vectorizer and ``feature_types``.
 
-        The vectorizer is ``None`` when the matrices are columns cut from a wider
-        min-hash encoding: no fitted vectorizer outputs exactly them.
+        ``feature_types`` are the matrices' (see
+        ``TableVectorizer.feature_types_``). The vectorizer is ``None`` when
+        the matrices are columns cut from a wider min-hash encoding: no fitted
+        vectorizer outputs exactly them.
         """
         if self.nested(recipe):
             # Encode at the largest dimension once; smaller ones are its columns.
@@ -470,14 +480,14 @@ class TrialRunner:
         fitted: list[Any] = []
         compute = functools.partial(self._encode, wide, fold, fitted)
         if key is not None:
-            X_train, (X_valid, nested, reference), seconds = self.cache.get(
+            X_train, (X_valid, nested, reference, types), seconds = self.cache.get(
                 key, compute
             )
         else:
             start = time.perf_counter()
-            X_train, (X_valid, nested, reference) = compute()
+            X_train, (X_valid, nested, reference, types) = compute()
             seconds = time.perf_counter() - start
-            entry = (X_train, (X_valid, nested, reference), seconds)
+            entry = (X_train, (X_valid, nested, reference, types), seconds)
             self.cache.put(self._key(wide, fold), entry)
         # Encoded here, or alive in another trial's record, or gone (None).
         vectorizer = fitted[0] if fitted else reference()
@@ -489,8 +499,9 @@ class TrialRunner:
                 # the wide encoding's columns (min-hash cost grows with d).
                 own_seconds = seconds * len(keep) / X_train.shape[1]
                 X_train, X_valid = X_train[:, keep], X_valid[:, keep]
+                types = [types[i] for i in keep]
                 vectorizer = None
-        return X_train, X_valid, seconds, own_seconds, vectorizer
+        return X_train, X_valid, seconds, own_seconds, vectorizer, types
 
     # -- one trial --------------------------------------------------------------
     def run(
@@ -554,7 +565,7 @@ class TrialRunner:
             if self.budget.exhausted():
                 raise BudgetExhausted(f"trial {number} cut by the time budget")
             with budget_scope(self.budget):
-                X_train, X_valid, encode_s, own_encode_s, vectorizer = (
+                X_train, X_valid, encode_s, own_encode_s, vectorizer, types = (
                     self.encoded_fold(recipe, fold)
                 )
             train, valid = self.splits[fold]
@@ -588,6 +599,7 @@ class TrialRunner:
                 n_estimators=MAX_ROUNDS,
                 early_stopping_rounds=EARLY_STOPPING_ROUNDS,
                 callbacks=callbacks,
+                **categorical_types(recipe, types),
             )
             if self.budget.exhausted():  # XGBoost's set-up cannot be cut
                 raise BudgetExhausted(f"trial {number} cut by the time budget")

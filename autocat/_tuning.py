@@ -49,7 +49,7 @@ from autocat._leaderboard import (
     N_ESTIMATORS,
     STOPPED_BY,
 )
-from autocat._learner_trials import LEARNER_ATTR, LearnerTrials
+from autocat._learner_trials import LEARNER_ATTR, LearnerTrials, string_distinct
 from autocat._log_target import LogTargetTrial
 from autocat._portfolio_order import faster_first, still_learning
 from autocat._progress import Progress
@@ -437,9 +437,10 @@ def tune(
     unique_text = UniqueTextTrial(cache, y, scorer, task)
     # The log target is measured on the best of the portfolio's configurations.
     log_target = LogTargetTrial(y, scorer, task, target_transform, after=len(queue))
-    # A linear model and a forest on the first configuration's encoding, for
-    # the ensemble.
+    # A linear model and a forest on the first configuration's encoding, and
+    # the best trial splitting on categories, for the ensemble.
     other_learners = LearnerTrials(queue)
+    text_distinct = string_distinct(X)
 
     budget = Budget(deadline)
     first_result = (
@@ -504,6 +505,10 @@ def tune(
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             trials = []
             for _ in range(size):
+                # a variant's trial that the time left cannot afford is dropped
+                left = None if deadline is None else budget.left()
+                while queue and not other_learners.applies(queue[0], left):
+                    queue.pop(0)
                 if queue:
                     entry = queue.pop(0)
                     marked = other_learners.enqueue_attrs(entry)
@@ -528,9 +533,12 @@ def tune(
         for trial, params in zip(trials, suggested, strict=True):
             unique_text.asked(trial.number, params)
             learner = other_learners.learner(trial.number, trial.user_attrs)
+            params.update(other_learners.overrides(trial.number))
             # a trial that repeats another to measure something keeps the
             # target transform of the trial it repeats; other learners learn y
-            repeats = unique_text.base if unique_text.number == trial.number else None
+            repeats = other_learners.repeats.get(trial.number)
+            if unique_text.number == trial.number:
+                repeats = unique_text.base
             transform = "none"
             if learner == "xgboost":
                 transform = log_target.transform(
@@ -620,8 +628,9 @@ def tune(
             # with n_trials, the log target is measured in the last batch at
             # the latest, however few of the portfolio's trials fit before it
             left = None if n_trials is None else n_trials - asked
-            log_target.queue(records, queue, last_batch=left is not None
-                             and 0 < left <= batch)  # fmt: skip
+            last_batch = left is not None and 0 < left <= batch
+            log_target.queue(records, queue, last_batch=last_batch)
+            other_learners.queue_variants(records, queue, text_distinct, last_batch)
             if deadline is not None and reserve is not None and records:
                 budget.deadline = deadline - reserve(records[0])
         if interrupted:

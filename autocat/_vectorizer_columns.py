@@ -16,6 +16,7 @@ import sys
 import threading
 import warnings
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ import numpy as np
 import pandas as pd
 from sklearn.preprocessing import OneHotEncoder, TargetEncoder
 
+from autocat._categorical import CategoryCodes
 from autocat._column_kinds import (
     Decision,
     SuspiciousColumnWarning,
@@ -319,7 +321,10 @@ def warn_suspicious(
 # Encoders whose output for a row depends only on that row's value: they encode
 # the distinct values of a column once and rows are gathered from that table.
 # GammaPoissonEncoder (imported lazily) is one too: see is_row_wise.
-ROW_WISE = (MinHashEncoder, DatetimeEncoder, OneHotEncoder, TextEncoder, TargetEncoder)
+ROW_WISE = (
+    MinHashEncoder, DatetimeEncoder, OneHotEncoder, TextEncoder, TargetEncoder,
+    CategoryCodes,
+)  # fmt: skip
 
 
 def convert_values(
@@ -392,6 +397,17 @@ def encode_values(state: Column, codes: np.ndarray, uniques: np.ndarray) -> Enco
         return Encoded(table=table.astype(np.float32, copy=False), codes=codes)
     frame = one_column_frame(state.name, gather(uniques, codes))
     return Encoded(block=dense(transformer.transform(frame)))
+
+
+def map_in_threads(n_jobs: int, function: Any, items: list[Any]) -> list[Any]:
+    """Return ``[function(*item) for item in items]``, on up to ``n_jobs`` threads."""
+    n_threads = min(n_jobs, max(1, len(items)))
+    if n_threads == 1:
+        return [function(*item) for item in items]
+    # Each task runs in a copy of the caller's context, so it sees its budget.
+    context = contextvars.copy_context()
+    with ThreadPoolExecutor(n_threads) as pool:
+        return list(pool.map(lambda item: context.copy().run(function, *item), items))
 
 
 def is_row_wise(transformer: Any) -> bool:

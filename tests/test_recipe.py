@@ -147,10 +147,10 @@ def test_vectorizer_params_key_the_encoding(table):
     key = tuple(sorted(base.vectorizer_params.items()))
     hash(key)
     assert base.vectorizer_params == same.vectorizer_params
-    # the priors belong to Gamma-Poisson; drop_unique_text is listed when set
-    assert set(VECTORIZER_PARAMS) - {"gp_alpha", "gp_beta", "drop_unique_text"} <= set(
-        base.vectorizer_params
-    )
+    # the priors belong to Gamma-Poisson; drop_unique_text and low_cardinality
+    # are listed when set
+    listed_when_set = {"gp_alpha", "gp_beta", "drop_unique_text", "low_cardinality"}
+    assert set(VECTORIZER_PARAMS) - listed_when_set <= set(base.vectorizer_params)
     assert base.vectorizer_params["specific_transformers"] == (("job", "text"),)
     first = base.build_vectorizer().fit_transform(df, y)
     second = same.build_vectorizer().fit_transform(df, y)
@@ -160,6 +160,7 @@ def test_vectorizer_params_key_the_encoding(table):
         Recipe("regression", n_components=8, **options, text_n_components=10),
         Recipe("binary", n_components=8, **options),
         Recipe("regression", n_components=8, **options, drop_unique_text=True),
+        Recipe("regression", n_components=8, **options, low_cardinality="categorical"),
     ]:  # fmt: skip
         assert other.vectorizer_params != base.vectorizer_params
 
