@@ -57,7 +57,7 @@ _TIME = re.compile(
 )
 _ISO = re.compile(
     r"\d{4}-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?"
-    r"(?:Z|[+-]\d{2}:?\d{2})?)?)?"
+    r"(?:Z|[+-]\d{2}(?::?\d{2})?)?)?)?"
 )
 
 # Candidate formats, most common first. Month-first comes before day-first so
@@ -103,6 +103,23 @@ _DATE_FORMATS = (
     "%d-%b-%y",
     "%b %Y",
     "%B %Y",
+    "%A, %B %d, %Y",
+    "%b %d, %Y %I:%M %p",
+    "%B %d, %Y %I:%M %p",
+    "%Y.%m.%d",
+    # a "UTC" suffix, as BigQuery and many logs export timestamps
+    "%Y-%m-%d %H:%M:%S UTC",
+    "%Y-%m-%d %H:%M:%S.%f UTC",
+    "%Y-%m-%d %H:%M UTC",
+    # C's asctime, and Twitter's created_at with its offset before the year
+    "%a %b %d %H:%M:%S %Y",
+    "%a %b %d %H:%M:%S %z %Y",
+    # ISO 8601's basic form (no separators), as exports and APIs write
+    # timestamps ("20141013T000000"); the "T" keeps 8-digit numbers out. The
+    # form without seconds comes first: strptime would read "T1005" as 10:00:05.
+    "%Y%m%dT%H%M",
+    "%Y%m%dT%H%M%S",
+    "%Y%m%dT%H%M%SZ",
     # RFC 2822, as e-mail headers and RSS feeds write dates
     "%a, %d %b %Y %H:%M:%S %z",
     "%a, %d %b %Y %H:%M:%S GMT",
@@ -338,10 +355,14 @@ def detect_date_format(
 ) -> tuple[str, str] | None:
     """Return the format reading every string as a date, and a note, or None.
 
-    ISO 8601 strings (``"2020-03-01"``, ``"2020-03-01T10:00:00Z"``) come first;
+    ISO 8601 strings (``"2020-03-01"``, ``"2020-03-01T10:00:00Z"``, an offset
+    ``"+01:00"``, ``"+0100"`` or ``"+01"``) come first;
     then common forms: day/month orders with ``/``, ``-`` or ``.``, with times
     (24-hour or ``AM``/``PM``), ``"2020/03/01 10:00"``, month names
-    (``"Mar 2020"``, ``"12 March 2020"``) and RFC 2822 (``"Sun, 01 Mar 2020
+    (``"Mar 2020"``, ``"12 March 2020"``, ``"Sunday, March 01, 2020"``),
+    ISO 8601's basic form (``"20200301T100000"``, with a ``Z`` too), a
+    ``" UTC"`` suffix (``"2020-03-01 10:00:00 UTC"``), C's ``asctime`` and
+    Twitter's ``"Sun Mar 01 10:00:00 +0000 2020"``, and RFC 2822 (``"Sun, 01 Mar 2020
     10:00:00 +0100"``, converted to UTC). When both month-first and day-first
     read every value, month-first is chosen (day-first with ``dayfirst=True``)
     and the note says so. Missing tokens (:data:`MISSING_TOKENS`: blanks,
