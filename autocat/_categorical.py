@@ -174,22 +174,28 @@ def feature_types(columns: list[Any]) -> list[str]:
     A column of category codes gives ``'c'`` for its codes and ``'q'`` for its
     ``<column>_number`` output, if any; every other output is ``'q'``.
     """
-    types: list[str] = []
-    for column in columns:
-        kinds = [NUMERICAL] * len(column.outputs)
-        if kinds and isinstance(column.transformer, CategoryCodes):
-            kinds[0] = CATEGORICAL
-        types += kinds
+    types = [NUMERICAL] * sum(len(column.outputs) for column in columns)
+    for position, _ in _code_outputs(columns):
+        types[position] = CATEGORICAL
     return types
 
 
 def _category_counts(columns: list[Any]) -> dict[int, int]:
-    counts, start = {}, 0
+    """Map the position of each output of category codes to its number of categories."""
+    return {
+        position: len(codes.categories_[0])
+        for position, codes in _code_outputs(columns)
+    }
+
+
+def _code_outputs(columns: list[Any]) -> list[tuple[int, CategoryCodes]]:
+    """Return the position of each column's output of codes, and its transformer."""
+    found, start = [], 0
     for column in columns:
         if column.outputs and isinstance(column.transformer, CategoryCodes):
-            counts[start] = len(column.transformer.categories_[0])
+            found.append((start, column.transformer))
         start += len(column.outputs)
-    return counts
+    return found
 
 
 def categories_if_pandas(vectorizer: Any, out: np.ndarray, X: Any) -> Any:

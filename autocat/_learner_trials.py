@@ -52,7 +52,8 @@ class LearnerTrials:
 
     :func:`~autocat._tuning.tune` creates it with the queue of configurations
     to try first, and calls :meth:`asked` and :meth:`enqueue_attrs` when it
-    enqueues one, :meth:`applies` before, :meth:`learner` for each trial
+    enqueues one, :meth:`applies` before (and :meth:`drop` for an entry that
+    does not apply), :meth:`learner` for each trial
     asked, :meth:`told` for each trial told and :meth:`queue_variants` after
     each batch.
 
@@ -161,11 +162,12 @@ class LearnerTrials:
         base = self._bases.get(id(params))
         if base is None or seconds_left is None:
             return True
-        if sum(base.fold_seconds) <= FOREST_SHARE * seconds_left:
-            return True
+        return bool(sum(base.fold_seconds) <= FOREST_SHARE * seconds_left)
+
+    def drop(self, params: dict[str, Any]) -> None:
+        """Forget the queued ``params``, taken off the queue without running."""
         self.pending = [(e, label) for e, label in self.pending if e is not params]
-        del self._bases[id(params)]
-        return False
+        self._bases.pop(id(params), None)
 
     def learner(self, number: int, user_attrs: dict[str, Any]) -> str:
         """Return the learner of trial ``number``, asked with ``user_attrs``."""

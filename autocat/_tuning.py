@@ -508,7 +508,7 @@ def tune(
                 # a variant's trial that the time left cannot afford is dropped
                 left = None if deadline is None else budget.left()
                 while queue and not other_learners.applies(queue[0], left):
-                    queue.pop(0)
+                    other_learners.drop(queue.pop(0))
                 if queue:
                     entry = queue.pop(0)
                     marked = other_learners.enqueue_attrs(entry)

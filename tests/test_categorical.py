@@ -236,6 +236,9 @@ def test_the_categorical_trial_runs_only_where_it_is_another_model_and_time_allo
     assert trials.applies(variant, None)  # no time budget: it always runs
     assert trials.applies(variant, 12.0)  # its base took a quarter of 12 s
     assert not trials.applies(variant, 11.9)
+    trials.drop(variant)  # taken off the queue: a later trial repeats nothing
+    trials.asked(variant, 9)
+    assert 9 not in trials.repeats
     trials.queue_variants([best], queue, few, last_batch=True)
     assert len(queue) == 6  # once
 
