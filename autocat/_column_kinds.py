@@ -21,6 +21,7 @@ import pandas as pd
 
 from autocat._parsing import (
     DECIMAL_COMMA,
+    date_share,
     detect_date_format,
     detect_time_format,
     is_missing,
@@ -35,6 +36,7 @@ from autocat._parsing import (
 __all__ = [
     "FAMILIES",
     "KINDS",
+    "MOSTLY_DATES",
     "MOSTLY_NUMBERS",
     "WORD_LETTERS",
     "Decision",
@@ -103,6 +105,9 @@ _MAX_TOKEN_SHARE = 0.1
 # A column of text with at least this share of distinct values that read as
 # numbers keeps them as numbers too (``Decision.as_number``): a majority.
 MOSTLY_NUMBERS = 0.5
+# Likewise, a column of text with at least this share of distinct values that
+# read as dates in one format keeps them as dates too, as days since 1970.
+MOSTLY_DATES = 0.5
 # Identifier and index rules apply from this many rows on.
 _MIN_ID_ROWS = 50
 # Strings with at least this share of distinct values among present ones are
@@ -144,7 +149,8 @@ class Decision:
         ``None`` keeps the values as stored.
     fmt : str or None, default=None
         The date or time format (``strptime`` codes, or ``'ISO8601'``); for
-        numbers, ``None`` or :data:`~autocat._parsing.DECIMAL_COMMA`.
+        numbers, ``None`` or :data:`~autocat._parsing.DECIMAL_COMMA`; for text
+        with ``as_number``, the format of its dates, if they are dates.
     tokens : tuple of str, default=()
         For a column of numbers: the non-numeric strings seen at fit (``"unknown"``,
         ``">90"``), read as missing; the column then also gets a missing
@@ -155,6 +161,9 @@ class Decision:
         more output, ``<name>_number``, the code read as a number (``NaN`` where
         it is not one), so that a tree may use their order where it means
         something (ZIP codes follow geography) and ignore it where it does not.
+        With a date ``fmt`` (text of which most values are dates, beside
+        ranges or remarks), the output is ``<name>_date``, the days since
+        1970-01-01 of the values that read as dates (``NaN`` for the others).
     """
 
     kind: str
@@ -192,7 +201,8 @@ def decide(
     (:func:`number_code`: a leading zero, or a token of digits and letters),
     and then text that keeps its value as a number too (``as_number``);
     strings that read as times or
-    dates are ``'datetime'``; other values are text, ``'dropped'`` when
+    dates are ``'datetime'``; other values are text, which keeps its values
+    as numbers (or as dates) too when most read as such, ``'dropped'`` when
     :func:`identifier_reason` finds an identifier, otherwise low- or
     high-cardinality by their number of distinct values.
 
@@ -283,6 +293,7 @@ values <= 30"
             if fmt is not None:
                 return Decision("datetime", "object column of times", "time", fmt)
     code = None
+    is_text = False
     if family != "categorical":
         is_text = all(isinstance(v, str) for v in uniques)
         tokens = number_tokens(uniques) if parse_numbers else None
@@ -340,20 +351,26 @@ values <= 30"
                 f"{numbers} of {n_distinct} distinct values are numbers: read as "
                 "text and as numbers; "
             )
+    date_fmt = None
+    if is_text and parse_dates and not as_number:
+        fmt, share = date_share(uniques, dayfirst=dayfirst)
+        if share >= MOSTLY_DATES:
+            as_number, date_fmt = True, fmt
+            prefix += (
+                f"{round(share * n_distinct)} of {n_distinct} distinct values are "
+                f"dates ({fmt}): read as text and as days since 1970; "
+            )
     why = identifier_reason(uniques, n_missing, n_rows)
-    if drop_identifiers and why is not None:
+    if drop_identifiers and why is not None and date_fmt is None:
         return Decision("dropped", prefix + why)
+    kind, sign = "low_cardinality", "<="
     if n_distinct > cardinality_threshold:
-        return Decision(
-            "high_cardinality",
-            f"{prefix}{n_distinct} distinct values > {cardinality_threshold}",
-            conversion,
-            as_number=as_number,
-        )
+        kind, sign = "high_cardinality", ">"
     return Decision(
-        "low_cardinality",
-        f"{prefix}{n_distinct} distinct values <= {cardinality_threshold}",
+        kind,
+        f"{prefix}{n_distinct} distinct values {sign} {cardinality_threshold}",
         conversion,
+        date_fmt,
         as_number=as_number,
     )
 

@@ -18,6 +18,7 @@ import pandas as pd
 __all__ = [
     "DECIMAL_COMMA",
     "MISSING_TOKENS",
+    "date_share",
     "detect_date_format",
     "detect_time_format",
     "is_missing",
@@ -60,6 +61,14 @@ _ISO = re.compile(
     r"(?:Z|[+-]\d{2}(?::?\d{2})?)?)?)?"
 )
 
+# What a date written in one of the formats below holds somewhere: three
+# numbers joined by "/", "-" or ".", ISO 8601's year and month, its basic form,
+# or a month's name.
+_DATE_HINT = re.compile(
+    r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{4}-\d{2}|\d{8}T\d{4}"
+    r"|(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
+)
+
 # Candidate formats, most common first. Month-first comes before day-first so
 # that a column valid under both (no day above 12) reads as month-first, which
 # the decision then reports as ambiguous.
@@ -76,6 +85,11 @@ _DATE_FORMATS = (
     "%m/%d/%Y %H:%M:%S",
     "%d/%m/%Y %H:%M",
     "%d/%m/%Y %H:%M:%S",
+    # a two-digit year with a time, as spreadsheets export timestamps ("8/6/20 18:57")
+    "%m/%d/%y %H:%M",
+    "%m/%d/%y %H:%M:%S",
+    "%d/%m/%y %H:%M",
+    "%d/%m/%y %H:%M:%S",
     "%m/%d/%Y %I:%M %p",
     "%m/%d/%Y %I:%M:%S %p",
     "%d/%m/%Y %I:%M %p",
@@ -103,6 +117,8 @@ _DATE_FORMATS = (
     "%d-%b-%y",
     "%b %Y",
     "%B %Y",
+    "%Y %b",
+    "%Y %B",
     "%A, %B %d, %Y",
     "%b %d, %Y %I:%M %p",
     "%B %d, %Y %I:%M %p",
@@ -129,6 +145,8 @@ _AMBIGUOUS_PAIRS = {
     "%m/%d/%Y": "%d/%m/%Y",
     "%m-%d-%Y": "%d-%m-%Y",
     "%m/%d/%y": "%d/%m/%y",
+    "%m/%d/%y %H:%M": "%d/%m/%y %H:%M",
+    "%m/%d/%y %H:%M:%S": "%d/%m/%y %H:%M:%S",
     "%m/%d/%Y %H:%M": "%d/%m/%Y %H:%M",
     "%m/%d/%Y %H:%M:%S": "%d/%m/%Y %H:%M:%S",
     "%m/%d/%Y %I:%M %p": "%d/%m/%Y %I:%M %p",
@@ -359,7 +377,9 @@ def detect_date_format(
     ``"+01:00"``, ``"+0100"`` or ``"+01"``) come first;
     then common forms: day/month orders with ``/``, ``-`` or ``.``, with times
     (24-hour or ``AM``/``PM``), ``"2020/03/01 10:00"``, month names
-    (``"Mar 2020"``, ``"12 March 2020"``, ``"Sunday, March 01, 2020"``),
+    (``"Mar 2020"``, ``"2020 Mar"``, ``"12 March 2020"``,
+    ``"Sunday, March 01, 2020"``), a two-digit year with a time
+    (``"8/6/20 18:57"``),
     ISO 8601's basic form (``"20200301T100000"``, with a ``Z`` too), a
     ``" UTC"`` suffix (``"2020-03-01 10:00:00 UTC"``), C's ``asctime`` and
     Twitter's ``"Sun Mar 01 10:00:00 +0000 2020"``, and RFC 2822 (``"Sun, 01 Mar 2020
@@ -395,7 +415,7 @@ def detect_date_format(
         twins = {**_AMBIGUOUS_PAIRS, **_DAY_FIRST_PAIRS}
         formats = tuple(twins.get(fmt, fmt) for fmt in _DATE_FORMATS)
     first = head[0].strip()
-    candidates = [fmt for fmt in formats if _reads_as(first, fmt)]
+    candidates = [fmt for fmt in formats if _may_read(first, fmt)]
     if not iso and not candidates:
         return None
     values = values[~is_missing_token(values)]
@@ -415,6 +435,85 @@ def detect_date_format(
                 return fmt, "; day/month order ambiguous, month first assumed"
             return fmt, ""
     return None
+
+
+def date_share(values: np.ndarray, *, dayfirst: bool = False) -> tuple[str, float]:
+    """Return the date format that reads the most strings, and their share.
+
+    For a column of which only some strings are dates (``"09/20/2011"``
+    beside ``"09/20/2011 - 10/28/2011"``, ``"ongoing"``), where
+    :func:`detect_date_format` finds none. The formats tried are those of
+    :func:`detect_date_format` that read one of the first strings with a
+    digit and look like dates (a cheap test, which also requires half the
+    first strings to look so); the share is of all ``values`` (missing tokens
+    left out), and is 0
+    with the format ``''`` when none applies. Month-first orders come before
+    day-first ones (after them with ``dayfirst=True``) and win a tie.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._parsing import date_share
+    >>> values = np.array(["10/16/2009", "9/22/2009", "09/20/2011 - 10/28/2011",
+    ...                    "unknown"], dtype=object)
+    >>> date_share(values)
+    ('%m/%d/%Y', 0.5)
+    >>> date_share(np.array(["Bus Operator", "Police Officer II"], dtype=object))
+    ('', 0.0)
+    """
+    values = values[~is_missing_token(values)]
+    head = values[:_SAMPLE]
+    dated = [v for v in head if isinstance(v, str) and _DATE_HINT.search(v)]
+    if len(dated) < 0.5 * len(head) or not dated:  # cheap: most columns end here
+        return "", 0.0
+    formats = _DATE_FORMATS
+    if dayfirst:
+        twins = {**_AMBIGUOUS_PAIRS, **_DAY_FIRST_PAIRS}
+        formats = tuple(twins.get(fmt, fmt) for fmt in _DATE_FORMATS)
+    firsts = list(dict.fromkeys(v.strip() for v in dated[:3]))
+    candidates = ["ISO8601"] if any(_ISO.fullmatch(v) for v in firsts) else []
+    candidates += [f for f in formats if any(_may_read(v, f) for v in firsts)]
+    best, best_share = "", 0.0
+    for fmt in candidates:
+        share = float((~np.isnat(parse_dates(head, fmt))).mean())
+        if share > best_share:
+            best, best_share = fmt, share
+    if best and len(values) > len(head):
+        best_share = float((~np.isnat(parse_dates(values, best))).mean())
+    return best, best_share
+
+
+def _shape(text: str) -> str:
+    """Return ``text`` with runs of digits as ``d``, letters as ``a``, blanks as one.
+
+    Examples
+    --------
+    >>> _shape("20141013T000000"), _shape("Mar  1, 2020")
+    ('dad', 'a d, d')
+    """
+    text = _LETTERS.sub("a", _DIGIT_RUNS.sub("0", " ".join(text.split())))
+    return text.replace("0", "d")
+
+
+def _format_shape(fmt: str) -> str:
+    """Return the :func:`_shape` of the strings ``fmt`` writes."""
+    named = re.sub("%[aAbBp]", "x", fmt)  # words
+    numbers = re.sub("%[YmdyHMSIf]", "0", named)
+    return _shape(numbers.replace("x", "a"))
+
+
+_DIGIT_RUNS = re.compile(r"\d+")
+_LETTERS = re.compile(r"[^\W\d_]+")
+_FORMAT_SHAPES = {
+    fmt: _format_shape(fmt) for fmt in _DATE_FORMATS + tuple(_DAY_FIRST_PAIRS)
+}
+
+
+def _may_read(text: str, fmt: str) -> bool:
+    """Whether ``fmt`` reads ``text``: :func:`_reads_as`, once their shapes agree."""
+    if "%z" not in fmt and _FORMAT_SHAPES[fmt] != _shape(text):
+        return False
+    return _reads_as(text, fmt)
 
 
 def _reads_as(text: str, fmt: str) -> bool:

@@ -61,6 +61,7 @@ from autocat._vectorizer_columns import (
     dense,
     empty_like_kind,
     encode_values,
+    extra_output,
     gather,
     is_row_wise,
     map_in_threads,
@@ -560,8 +561,8 @@ default='minhash'
         codes, uniques = convert_values(state, codes, uniques, column)
         state, encoded = self._fit_values(state, codes, uniques, spec, y)
         if decision.as_number:
-            state.outputs = (*state.outputs, f"{name}_number")
-            encoded.number = code_numbers(codes, uniques)
+            state.outputs = (*state.outputs, extra_output(name, decision))
+            encoded.number = code_numbers(codes, uniques, decision.fmt)
         return state, encoded
 
     def _fit_values(
@@ -714,7 +715,7 @@ default='minhash'
         else:
             encoded = encode_values(state, codes, uniques)
         if state.decision.as_number:
-            encoded.number = code_numbers(codes, uniques)
+            encoded.number = code_numbers(codes, uniques, state.decision.fmt)
         return encoded
 
     def _assemble(self, X: Any, encoded: list[Encoded]) -> np.ndarray:

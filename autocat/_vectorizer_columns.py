@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 #: encoded instead, when every column would be dropped (``TableVectorizer``
 #: then keeps them all, so that a model after it has columns to fit on).
 KEPT_WHEN_ALL_DROPPED = "; kept, as every column would be dropped: "
+_NS_PER_DAY = 86_400 * 10**9
 
 
 @dataclass
@@ -84,11 +85,15 @@ class Encoded:
     number: np.ndarray | None = None  # codes read as numbers, one per row
 
 
-def code_numbers(codes: np.ndarray, uniques: np.ndarray) -> np.ndarray:
+def code_numbers(
+    codes: np.ndarray, uniques: np.ndarray, date_format: str | None = None
+) -> np.ndarray:
     """Return each row's code read as a number (``NaN`` where it is not one).
 
-    The extra output of a column whose decision says ``as_number``. Missing
-    rows (code -1) take the ``NaN`` appended after the distinct values.
+    The extra output of a column whose decision says ``as_number``: with a
+    ``date_format``, the days since 1970-01-01 of the values that read as
+    dates. Missing rows (code -1) take the ``NaN`` appended after the distinct
+    values.
 
     Examples
     --------
@@ -97,9 +102,22 @@ def code_numbers(codes: np.ndarray, uniques: np.ndarray) -> np.ndarray:
     >>> uniques = np.array(["02134", "o2465", "60601"], dtype=object)
     >>> code_numbers(np.array([0, 1, 2, -1]), uniques).tolist()
     [2134.0, nan, 60601.0, nan]
+    >>> dates = np.array(["1970-01-11", "1970-01-02 - 1970-01-09"], dtype=object)
+    >>> code_numbers(np.array([0, 1, -1]), dates, "ISO8601").tolist()
+    [10.0, nan, nan]
     """
-    numbers = np.append(parse_numbers(uniques)[0], np.nan).astype(np.float32)
-    return numbers[codes]
+    if date_format is None:
+        numbers = parse_numbers(uniques)[0]
+    else:
+        dates = parse_dates(stringify(uniques), date_format)
+        numbers = dates.astype(np.int64) / _NS_PER_DAY
+        numbers[np.isnat(dates)] = np.nan
+    return np.append(numbers, np.nan).astype(np.float32)[codes]
+
+
+def extra_output(name: str, decision: Decision) -> str:
+    """Return the name of the output an ``as_number`` decision adds to a column."""
+    return f"{name}_date" if decision.fmt is not None else f"{name}_number"
 
 
 def column_state(column: Column) -> dict[str, Any]:

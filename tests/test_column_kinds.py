@@ -537,6 +537,12 @@ def test_neighbour_score_orders_ties_as_a_seeded_lexsort(n_values):
         (("Mar 01, 2020 10:05 AM", "Dec 31, 2021 11:59 PM"), "%b %d, %Y %I:%M %p",
          "2020-03-01T10:05"),
         (("2020.03.01", "2021.12.31"), "%Y.%m.%d", "2020-03-01T00:00"),
+        # a spreadsheet's timestamps: month first, a two-digit year, a time
+        (("8/6/20 18:57", "7/31/20 16:50", "3/11/21 10:28"), "%m/%d/%y %H:%M",
+         "2020-08-06T18:57"),
+        (("31/7/20 16:50:02", "11/3/21 10:28:00"), "%d/%m/%y %H:%M:%S",
+         "2020-07-31T16:50:02"),
+        (("1960 Jan", "1960 Feb", "2001 Dec"), "%Y %b", "1960-01-01T00:00"),
         # Postgres writes an offset of whole hours without minutes
         (("2020-03-01 10:05:00+01", "2021-12-31 23:59:59-05"), "ISO8601",
          "2020-03-01T09:05"),
@@ -579,3 +585,26 @@ def test_as_numbers_reads_text_targets():
     assert as_numbers(_obj("02134", "2134")) is None  # codes are labels
     assert as_numbers(np.array([1.5, 2.5])) is None  # already numbers
     assert as_numbers(_obj("NA", None)) is None
+
+
+def test_mostly_dates_are_kept_as_dates_only_where_most_values_are_dates():
+    dates = [f"{m}/{d}/20{y}" for m in range(1, 13) for d in (3, 17) for y in (10, 11)]
+    ranges = ["09/20/2011 - 10/28/2011", "unknown", "12/01/2010-11/21/2011"]
+    decision = decide("string", _obj(*dates, *ranges), 0, 100)
+    assert decision.kind == "high_cardinality" and decision.as_number
+    assert decision.fmt == "%m/%d/%Y"
+    assert decision.reason.startswith("48 of 51 distinct values are dates (%m/%d/%Y)")
+    # day first when told; a minority of dates, codes and words are text only
+    day_first = [f"{d}/{m}/2010" for d in (1, 2) for m in (3, 4)] + ["n.a. yet"]
+    assert decide("string", _obj(*day_first), 0, 5, dayfirst=True).fmt == "%d/%m/%Y"
+    minority = decide("string", _obj(*dates[:20], *[f"note {i}" for i in range(25)]),
+                      0, 45)  # fmt: skip
+    assert not minority.as_number and minority.fmt is None
+    for text in ([f"A-{i:05d}" for i in range(60)], ["Bus Operator", "Clerk II"]):
+        assert not decide("string", _obj(*text), 0, 60).as_number
+    # near-unique time stamps are not identifiers, beside a few remarks
+    stamps = [f"2020-03-{d:02d}T10:{m:02d}" for d in range(1, 29) for m in range(3)]
+    kept = decide("string", _obj(*stamps, "n/k", "soon"), 0, 86)
+    assert kept.kind == "high_cardinality" and kept.fmt == "ISO8601"
+    assert not decide("string", _obj(*stamps, "n/k", "soon"), 0, 86,
+                      parse_dates=False).as_number  # fmt: skip

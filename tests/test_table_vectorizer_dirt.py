@@ -553,3 +553,36 @@ def test_a_column_set_to_numeric_by_the_user_reads_thousands_as_before():
     vectorizer = TableVectorizer(specific_transformers={"p": "numeric"}).fit(frame)
     np.testing.assert_allclose(np.asarray(vectorizer.transform(frame))[:3, 0],
                                [1264.0, 2500.0, 3.0])  # fmt: skip
+
+
+def test_a_column_of_mostly_dates_keeps_them_as_days_and_its_text():
+    # Real date columns hold ranges and remarks beside the dates (a register of
+    # data breaches: "09/20/2011 - 10/28/2011"); all dates or none lost them.
+    from autocat._model_state import check_graph, read_members, write_archive
+
+    rng = np.random.default_rng(0)
+    days = rng.integers(14_000, 16_000, 120)
+    written = [pd.Timestamp(int(d), unit="D").strftime("%-m/%-d/%Y") for d in days]
+    written[::10] = ["09/20/2011 - 10/28/2011", "ongoing"] * 6
+    frame = pd.DataFrame({"breach": written, "n": rng.random(120)})
+    vectorizer = TableVectorizer().fit(frame)
+    reason = vectorizer.describe().set_index("column").loc["breach", "reason"]
+    assert "are dates (%m/%d/%Y): read as text and as days since 1970" in reason
+    names = list(vectorizer.get_feature_names_out())
+    assert names[-2] == "breach_date" and "breach_number" not in names
+    out = vectorizer.transform(frame)[:, -2]
+    expected = days.astype(float)
+    expected[::10] = np.nan
+    np.testing.assert_array_equal(out, expected.astype(np.float32))
+    # unseen dates are read at transform; the text encoding is still there
+    later = pd.DataFrame({"breach": ["1/2/2030", "gone", None], "n": [0.1] * 3})
+    np.testing.assert_array_equal(
+        vectorizer.transform(later)[:, -2],
+        np.array([(pd.Timestamp("2030-01-02") - pd.Timestamp(0)).days, np.nan, np.nan],
+                 dtype=np.float32),
+    )  # fmt: skip
+    assert vectorizer.transform(frame).shape[1] > 3  # min-hash outputs besides
+    reader, graph = check_graph(read_members(write_archive(vectorizer, {}), "f"), "f")
+    np.testing.assert_array_equal(
+        reader.build(graph).transform(frame), vectorizer.transform(frame)
+    )
