@@ -18,6 +18,7 @@ import pandas as pd
 __all__ = [
     "DECIMAL_COMMA",
     "MISSING_TOKENS",
+    "UNIT",
     "date_share",
     "detect_date_format",
     "detect_time_format",
@@ -29,6 +30,7 @@ __all__ = [
     "parse_times",
     "sample_then_all",
     "stringify",
+    "unit_share",
 ]
 
 # Strings that mean "no value" inside a column of numbers, dates or times (compared
@@ -49,6 +51,13 @@ _NUMBER = re.compile(
 # The format of numbers written with a decimal comma and dots (or nothing)
 # between thousands, as much of Europe writes them: "1.234,5", "94,71".
 DECIMAL_COMMA = "decimal comma"
+# The format of numbers followed by a unit ("142 min", "16 GB", "2.0L"): this
+# prefix, then the unit (lower-cased).
+UNIT = "unit "
+_UNIT_VALUE = re.compile(
+    r"(?P<num>[-+]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+))"
+    r"\s*(?P<unit>(?:°|[^\W\d_])[^\d]{0,15})"
+)
 _DIGITS = re.compile(r"\d[\d.,]*")
 _COMMA_BODY = re.compile(r"(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?")
 _HAS_DIGIT = re.compile(r"\d")
@@ -289,6 +298,13 @@ def _read_number(text: str, number_format: str | None = None) -> float | None:
     infinity = _INFINITIES.get(text.lower())
     if infinity is not None:
         return float(infinity)
+    if number_format is not None and number_format.startswith(UNIT):
+        found = _UNIT_VALUE.fullmatch(text)
+        if found is None:  # a number written without the unit reads as one
+            return _read_number(text)
+        if _unit_of(found) != number_format[len(UNIT) :]:
+            return None
+        return float(found["num"].replace(",", ""))
     if number_format == DECIMAL_COMMA:  # "1.234,5" -> "1234.5"
         digits = _DIGITS.search(text)
         if digits is None or not _COMMA_BODY.fullmatch(digits.group()):
@@ -309,6 +325,52 @@ def _read_number(text: str, number_format: str | None = None) -> float | None:
     if found["open"] or "-" in (sign or "") + (sign2 or ""):
         number = -number
     return number
+
+
+def _unit_of(found: re.Match[str]) -> str:
+    return " ".join(found["unit"].lower().split()).rstrip(".")
+
+
+def unit_share(values: np.ndarray) -> tuple[str, float]:
+    """Return the unit most numbers are written with, and the share it reads.
+
+    A value is a number followed by a unit (``"142 min"``, ``"16 GB"``,
+    ``"2.0L"``, ``"3 years"``): letters, after the number and a blank or
+    not, up to 16 characters without digits. The unit is compared in lower
+    case, blanks collapsed and a final dot dropped; the share is of all
+    ``values`` (missing tokens left out) that are numbers in that unit or
+    numbers without a unit, which read as numbers in it. Returns
+    ``('', 0.0)`` when fewer than half the first values start like a number,
+    or fewer than half of all are written with the unit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._parsing import unit_share
+    >>> unit_share(np.array(["142 min", "95 min", "2 h", "N/A"], dtype=object))
+    ('min', 0.6666666666666666)
+    >>> unit_share(np.array(["Bus Operator", "Clerk II"], dtype=object))
+    ('', 0.0)
+    """
+    values = values[~is_missing_token(values)]
+    head = values[:_SAMPLE]
+    starts = sum(isinstance(v, str) and v.lstrip()[:1] in "0123456789+-." for v in head)
+    if not len(head) or starts < 0.5 * len(head):
+        return "", 0.0
+    units: dict[str, int] = {}
+    plain = 0
+    for value in values:
+        text = value.strip() if isinstance(value, str) else ""
+        found = _UNIT_VALUE.fullmatch(text)
+        if found is not None:
+            unit = _unit_of(found)
+            units[unit] = units.get(unit, 0) + 1
+        elif _read_number(text) is not None:
+            plain += 1
+    unit = max(units, key=units.__getitem__, default="")
+    if not unit or units[unit] < 0.5 * len(values):  # a few codes among numbers
+        return "", 0.0
+    return unit, (units[unit] + plain) / len(values)
 
 
 def detect_time_format(values: np.ndarray) -> str | None:

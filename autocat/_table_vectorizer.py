@@ -104,11 +104,12 @@ class TableVectorizer(TransformerMixin, BaseEstimator):
       the usual reading fails (``"1,234"`` alone reads 1234). Strings written
       with a leading zero (``"02134"``, ``"007"``), or numbers among which a
       value mixes digits and letters (``"136A"``), are codes and stay text.
-      Codes, and text of which at least half the distinct values read as
-      numbers, keep their numbers too: one more output, ``<column>_number``
+      Numbers with a unit (``"142 min"``, ``"16 GB"``) are numbers. Codes, and
+      text of which at least half the distinct values read as numbers (in one
+      unit), keep their numbers too: one more output, ``<column>_number``
       (``NaN`` where a value is not a number; never ``numeric``-encoded), last
       among the column's outputs, unless ``specific_transformers`` sets the
-      column.
+      column; text mostly of dates gets ``<column>_date``, days since 1970.
     - ``'datetime'``: datetime columns, strings that all read as dates in one
       format (ISO 8601, ``"09/12/1986"``, ``"10/31/2001 05:00 PM"``,
       ``"01.03.2020 10:00"``, ``"Mar 2020"``, RFC 2822, ...; see ``dayfirst``

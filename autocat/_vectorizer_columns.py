@@ -44,7 +44,7 @@ from autocat._datetime import DatetimeEncoder, weekday_note
 from autocat._factorize import take_rows
 from autocat._leaks import sample_rows, suspicious_columns
 from autocat._minhash import MinHashEncoder
-from autocat._parsing import is_missing_token
+from autocat._parsing import UNIT, is_missing_token
 from autocat._text import TextEncoder
 
 if TYPE_CHECKING:
@@ -86,12 +86,13 @@ class Encoded:
 
 
 def code_numbers(
-    codes: np.ndarray, uniques: np.ndarray, date_format: str | None = None
+    codes: np.ndarray, uniques: np.ndarray, fmt: str | None = None
 ) -> np.ndarray:
     """Return each row's code read as a number (``NaN`` where it is not one).
 
     The extra output of a column whose decision says ``as_number``: with a
-    ``date_format``, the days since 1970-01-01 of the values that read as
+    unit ``fmt`` (:data:`~autocat._parsing.UNIT`), the numbers in that unit;
+    with a date ``fmt``, the days since 1970-01-01 of the values that read as
     dates. Missing rows (code -1) take the ``NaN`` appended after the distinct
     values.
 
@@ -106,10 +107,10 @@ def code_numbers(
     >>> code_numbers(np.array([0, 1, -1]), dates, "ISO8601").tolist()
     [10.0, nan, nan]
     """
-    if date_format is None:
-        numbers = parse_numbers(uniques)[0]
+    if fmt is None or fmt.startswith(UNIT):
+        numbers = parse_numbers(uniques, fmt)[0]
     else:
-        dates = parse_dates(stringify(uniques), date_format)
+        dates = parse_dates(stringify(uniques), fmt)
         numbers = dates.astype(np.int64) / _NS_PER_DAY
         numbers[np.isnat(dates)] = np.nan
     return np.append(numbers, np.nan).astype(np.float32)[codes]
@@ -117,7 +118,8 @@ def code_numbers(
 
 def extra_output(name: str, decision: Decision) -> str:
     """Return the name of the output an ``as_number`` decision adds to a column."""
-    return f"{name}_date" if decision.fmt is not None else f"{name}_number"
+    dated = decision.fmt is not None and not decision.fmt.startswith(UNIT)
+    return f"{name}_date" if dated else f"{name}_number"
 
 
 def column_state(column: Column) -> dict[str, Any]:

@@ -608,3 +608,42 @@ def test_mostly_dates_are_kept_as_dates_only_where_most_values_are_dates():
     assert kept.kind == "high_cardinality" and kept.fmt == "ISO8601"
     assert not decide("string", _obj(*stamps, "n/k", "soon"), 0, 86,
                       parse_dates=False).as_number  # fmt: skip
+
+
+def test_numbers_with_a_unit_are_numbers_or_text_with_numbers():
+    minutes = decide("string", _obj("142 min", "95 min", "1,200 min", "88min."), 0, 4)
+    assert (minutes.kind, minutes.conversion, minutes.fmt) == (
+        "numeric", "number", "unit min",
+    )  # fmt: skip
+    assert minutes.reason == "numbers in 'min' read as numbers"
+    numbers, ok = parse_numbers(_obj("142 min", "88 MIN", "120", "2 h", "n/a"),
+                                "unit min")  # fmt: skip
+    np.testing.assert_array_equal(numbers, [142.0, 88.0, 120.0, np.nan, np.nan])
+    assert ok.tolist() == [True, True, True, False, True]
+    assert decide("string", _obj("16 GB", "8GB", "4 gb"), 0, 3).fmt == "unit gb"
+    assert decide("string", _obj("1990s", "2000s", "2010s"), 0, 3).kind == "numeric"
+    # most values in one unit: text, and the numbers in that unit beside it
+    mixed = decide(
+        "string", _obj(*[f"{m} min" for m in range(40)], "2 h", "3 h"), 0, 42
+    )
+    assert mixed.kind == "high_cardinality" and mixed.as_number
+    assert mixed.fmt == "unit min" and mixed.reason.startswith(
+        "40 of 42 distinct values are numbers in 'min'"
+    )
+    # a minority, words with numbers, codes and row numbers with a suffix are not
+    for text in (
+        [*[f"{m} min" for m in range(10)], *[f"note {i}" for i in range(15)]],
+        [f"Item {i}" for i in range(60)],
+        [f"{i}x{i + 1}" for i in range(60)],
+    ):
+        decision = decide("string", _obj(*text), 0, 60)
+        assert decision.kind != "numeric" and not decision.as_number
+    assert decide("string", _obj(*[f"{i}A" for i in range(60)]), 0, 60).kind == (
+        "dropped"
+    )
+    # a few codes among numbers are not numbers in a unit ("136A" among families
+    # "1" to "204"; age bands "01", "23", "46", "7p")
+    for codes in (("01", "23", "46", "7p"), ("1", "2", "136A", "3", "4")):
+        assert decide("string", _obj(*codes), 0, 5).conversion == "text"
+    unparsed = decide("string", _obj("16 GB", "8GB"), 0, 2, parse_numbers=False)
+    assert unparsed.kind == "low_cardinality" and not unparsed.as_number

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autocat._column_kinds import TEXT_SAMPLE, is_free_text
+from autocat._text_kinds import TEXT_SAMPLE, is_free_text
 
 
 def _values(*values):

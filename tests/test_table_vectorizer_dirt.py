@@ -586,3 +586,23 @@ def test_a_column_of_mostly_dates_keeps_them_as_days_and_its_text():
     np.testing.assert_array_equal(
         reader.build(graph).transform(frame), vectorizer.transform(frame)
     )
+
+
+def test_numbers_with_a_unit_keep_their_order_at_fit_and_transform():
+    rng = np.random.default_rng(0)
+    minutes = rng.integers(60, 200, 150)
+    frame = pd.DataFrame({
+        "runtime": [f"{m} min" for m in minutes],
+        "memory": rng.choice(["16 GB", "8GB", "32 gb", "n/a"], 150),
+    })  # fmt: skip
+    vectorizer = TableVectorizer().fit(frame)
+    assert list(vectorizer.get_feature_names_out()) == ["runtime", "memory"]
+    out = vectorizer.transform(frame)
+    np.testing.assert_array_equal(out[:, 0], minutes.astype(np.float32))
+    expected = frame["memory"].map({"16 GB": 16, "8GB": 8, "32 gb": 32}).to_numpy()
+    np.testing.assert_array_equal(out[:, 1], expected.astype(np.float32))
+    later = pd.DataFrame({"runtime": ["95 min", "2 h"], "memory": ["64 GB", "8GB"]})
+    with pytest.warns(UserWarning, match="2 h"):
+        np.testing.assert_array_equal(
+            vectorizer.transform(later), np.array([[95, 64], [np.nan, 8]], np.float32)
+        )

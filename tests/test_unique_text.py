@@ -117,7 +117,7 @@ def test_single_words_are_near_unique_text_and_codes_are_identifiers():
 
 
 def test_most_values_decide_words_from_codes():
-    from autocat._column_kinds import WORD_LETTERS, identifier_reason
+    from autocat._text_kinds import WORD_LETTERS, identifier_reason
 
     def pair(i: int) -> str:
         return chr(97 + i % 26) + chr(97 + i // 26)
