@@ -18,6 +18,7 @@ import pandas as pd
 __all__ = [
     "DECIMAL_COMMA",
     "MISSING_TOKENS",
+    "QUARTERS",
     "UNIT",
     "date_share",
     "detect_date_format",
@@ -76,6 +77,14 @@ _ISO = re.compile(
 _DATE_HINT = re.compile(
     r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{4}-\d{2}|\d{8}T\d{4}"
     r"|(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
+)
+
+# The format recorded for quarters ("2019 Q3", "2019-Q3", "Q3 2019", "2019q3"),
+# read as the quarter's first day.
+QUARTERS = "quarters"
+_QUARTER = re.compile(
+    r"(?P<year>\d{4})\s?[-/ ]?\s?[Qq](?P<quarter>[1-4])"
+    r"|[Qq](?P<quarter2>[1-4])\s?[-/ ]?\s?(?P<year2>\d{4})"
 )
 
 # Candidate formats, most common first. Month-first comes before day-first so
@@ -444,7 +453,8 @@ def detect_date_format(
     (``"8/6/20 18:57"``),
     ISO 8601's basic form (``"20200301T100000"``, with a ``Z`` too), a
     ``" UTC"`` suffix (``"2020-03-01 10:00:00 UTC"``), C's ``asctime`` and
-    Twitter's ``"Sun Mar 01 10:00:00 +0000 2020"``, and RFC 2822 (``"Sun, 01 Mar 2020
+    Twitter's ``"Sun Mar 01 10:00:00 +0000 2020"``, quarters (``"2020 Q1"``,
+    ``"Q1 2020"``: :data:`QUARTERS`), and RFC 2822 (``"Sun, 01 Mar 2020
     10:00:00 +0100"``, converted to UTC). When both month-first and day-first
     read every value, month-first is chosen (day-first with ``dayfirst=True``)
     and the note says so. Missing tokens (:data:`MISSING_TOKENS`: blanks,
@@ -478,6 +488,8 @@ def detect_date_format(
         formats = tuple(twins.get(fmt, fmt) for fmt in _DATE_FORMATS)
     first = head[0].strip()
     candidates = [fmt for fmt in formats if _may_read(first, fmt)]
+    if _QUARTER.fullmatch(first):
+        candidates.insert(0, QUARTERS)
     if not iso and not candidates:
         return None
     values = values[~is_missing_token(values)]
@@ -535,6 +547,8 @@ def date_share(values: np.ndarray, *, dayfirst: bool = False) -> tuple[str, floa
     firsts = list(dict.fromkeys(v.strip() for v in dated[:3]))
     candidates = ["ISO8601"] if any(_ISO.fullmatch(v) for v in firsts) else []
     candidates += [f for f in formats if any(_may_read(v, f) for v in firsts)]
+    if any(_QUARTER.fullmatch(v) for v in firsts):
+        candidates.append(QUARTERS)
     best, best_share = "", 0.0
     for fmt in candidates:
         share = float((~np.isnat(parse_dates(head, fmt))).mean())
@@ -589,13 +603,35 @@ def _reads_as(text: str, fmt: str) -> bool:
 def parse_dates(values: np.ndarray, fmt: str) -> np.ndarray:
     """Read strings as datetime64[ns] with ``fmt``, NaT where unreadable.
 
-    Time-zone aware strings are converted to UTC.
+    Time-zone aware strings are converted to UTC. With ``fmt=QUARTERS``,
+    quarters (``"2019 Q3"``) read as their first day.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from autocat._parsing import QUARTERS, parse_dates
+    >>> quarters = np.array(["2019 Q3", "Q1-2020", "2020"], dtype=object)
+    >>> np.datetime_as_string(parse_dates(quarters, QUARTERS), unit="D").tolist()
+    ['2019-07-01', '2020-01-01', 'NaT']
     """
+    if fmt == QUARTERS:
+        return _parse_quarters(values)
     stripped = pd.Series(
         [v.strip() if isinstance(v, str) else None for v in values], dtype=object
     )
     parsed = pd.to_datetime(stripped, format=fmt, errors="coerce", utc=True)
     return parsed.dt.tz_localize(None).to_numpy("datetime64[ns]")
+
+
+def _parse_quarters(values: np.ndarray) -> np.ndarray:
+    months = np.full(len(values), np.iinfo(np.int64).min, dtype=np.int64)
+    for i, value in enumerate(values):
+        found = _QUARTER.fullmatch(value.strip()) if isinstance(value, str) else None
+        if found is not None:
+            year = int(found["year"] or found["year2"])
+            quarter = int(found["quarter"] or found["quarter2"])
+            months[i] = (year - 1970) * 12 + 3 * (quarter - 1)
+    return months.view("datetime64[M]").astype("datetime64[ns]")
 
 
 def stringify(values: np.ndarray) -> np.ndarray:

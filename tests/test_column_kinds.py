@@ -543,6 +543,9 @@ def test_neighbour_score_orders_ties_as_a_seeded_lexsort(n_values):
         (("31/7/20 16:50:02", "11/3/21 10:28:00"), "%d/%m/%y %H:%M:%S",
          "2020-07-31T16:50:02"),
         (("1960 Jan", "1960 Feb", "2001 Dec"), "%Y %b", "1960-01-01T00:00"),
+        # quarters, as economic series write them: the quarter's first day
+        (("1998 Q1", "1998 Q2", "2001Q4"), "quarters", "1998-01-01T00:00"),
+        (("Q3 2019", "Q1-2020"), "quarters", "2019-07-01T00:00"),
         # Postgres writes an offset of whole hours without minutes
         (("2020-03-01 10:05:00+01", "2021-12-31 23:59:59-05"), "ISO8601",
          "2020-03-01T09:05"),
