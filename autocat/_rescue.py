@@ -31,6 +31,7 @@ from autocat._members import (
     fold_models,
     fold_models_seconds,
 )
+from autocat._recipe import categorical_types
 from autocat._splits import inner_splits
 from autocat._threads import in_own_thread, xgboost_threads
 from autocat._trials import (
@@ -100,7 +101,7 @@ def fallback_model(
     *,
     n_rows: int = FALLBACK_ROWS,
     budget: Budget | None = None,
-    xgb_params: dict[str, float] | None = None,
+    xgb_params: dict[str, Any] | None = None,
 ) -> Pipeline | None:
     """Train the rescue recipe on at most ``n_rows`` random rows.
 
@@ -128,6 +129,7 @@ def fallback_model(
         n_estimators=MAX_ROUNDS,
         early_stopping_rounds=EARLY_STOPPING_ROUNDS,
         callbacks=[guard],
+        **categorical_types(recipe, vectorizer.feature_types_),
     )
     y_rows = y[rows]
     with xgboost_threads(n_threads):

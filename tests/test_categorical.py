@@ -271,3 +271,18 @@ def test_a_categorical_trial_never_reuses_a_one_hot_encoding(with_names):
             assert {
                 n for n, t in zip(names, types, strict=True) if t == "c"
             } == expected
+
+
+def test_the_rescue_recipe_splits_on_categories_when_asked():
+    # recipe 21 compares a rescue recipe with categories: its XGBoost must be
+    # told which columns are codes, or it splits on them as numbers
+    from autocat._rescue import fallback_model
+
+    frame = _shops_table(400, 3)
+    y = frame.pop("price").to_numpy()
+    params = {"learning_rate": 0.1, "low_cardinality": "categorical"}
+    model = fallback_model(frame, y, "regression", 0, 1, n_rows=400, xgb_params=params)
+    types = model.named_steps["vectorizer"].feature_types_
+    assert "c" in types
+    assert model.named_steps["model"].get_booster().feature_types == types
+    assert r2_score(y, model.predict(frame)) > 0.8
