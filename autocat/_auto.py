@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import get_scorer_names
 
-from autocat._budget import BudgetExhausted, FirstResultDeadline
+from autocat._budget import BudgetExhausted, FirstResultDeadline, budget_slack
 from autocat._encoder_choice import check_specific
 from autocat._ensemble import fold_scorer
 from autocat._final import FinalReserve, final_model, warm_kernels
@@ -414,6 +414,7 @@ def auto_fit(
         insurance = Insurance(
             X, y, task, seed, specific_transformers,
             background=spare, on_fitted=keep_for_rescue, threads=fallback_threads,
+            deadline=deadline,
         )  # fmt: skip
     # The refit of the best trial (or its fold models) and the ensemble's
     # selection (a small share of the budget).
@@ -566,6 +567,13 @@ def auto_fit(
             f"XGBoost) trained on a sample of {n_fallback:,} of {len(y):,} "
             "rows; raise time_budget for a searched model"
         )
+        cut_fallback = insurance is not None and insurance.cut
+        if cut_fallback and rescue is not None and n_fallback <= FALLBACK_ROWS:
+            trees = rescue.named_steps["model"].get_booster().num_boosted_rounds()
+            notes.append(
+                f"even the rescue recipe outlasted the budget: its boosting stopped "
+                f"at the deadline after {trees} rounds, and keeps the best of them"
+            )
         if versus:
             notes.append(versus)
         study = None if outcome is None else outcome.study
@@ -605,7 +613,7 @@ def auto_fit(
         best_params = {**best.recipe_params, "n_estimators": all_rows_trees(best)}
         n_folds = outcome.n_folds
     elapsed = time.monotonic() - start
-    if time_budget is not None and elapsed > max(1.1 * time_budget, time_budget + 2):
+    if time_budget is not None and elapsed > time_budget + budget_slack(time_budget):
         logger.warning(
             "time_budget=%gs was exceeded (%.1fs): raise time_budget or sample rows",
             time_budget,

@@ -30,8 +30,20 @@ __all__ = [
     "BudgetExhausted",
     "FirstResultDeadline",
     "budget_scope",
+    "budget_slack",
     "check_budget",
 ]
+
+
+def budget_slack(time_budget: float) -> float:
+    """Return the seconds a call may run past ``time_budget``: 10% of it, or 2 s.
+
+    Examples
+    --------
+    >>> budget_slack(5.0), budget_slack(60.0)
+    (2.0, 6.0)
+    """
+    return max(0.1 * float(time_budget), 2.0)
 
 
 class BudgetExhausted(Exception):

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "FALLBACK_MIN_SECONDS",
     "FALLBACK_ROWS",
     "RESCUE_XGB_PARAMS",
     "Insurance",
@@ -64,6 +65,11 @@ __all__ = [
 
 # Rows of the model returned when a time budget allows no trial to finish.
 FALLBACK_ROWS = 1_000
+# The fallback's boosting stops at the call's deadline, but never before it has
+# boosted this long: a fully trained fallback on a tiny budget (within the 2 s a
+# call may run past it), while a table of many classes (a tree per class each
+# round) stops at the deadline, leaving the slack for what follows.
+FALLBACK_MIN_SECONDS = 1.0
 # XGBoost's settings in the rescue recipe: the paper's encoding (min-hash, d = 30)
 # before XGBoost at a lower learning rate than its default 0.3, rows and columns
 # subsampled, trees by early stopping on an inner fifth. Of four candidates on
@@ -102,6 +108,7 @@ def fallback_model(
     n_rows: int = FALLBACK_ROWS,
     budget: Budget | None = None,
     xgb_params: dict[str, Any] | None = None,
+    keep_cut: bool = False,
 ) -> Pipeline | None:
     """Train the rescue recipe on at most ``n_rows`` random rows.
 
@@ -112,7 +119,11 @@ def fallback_model(
     Built before a time-budgeted search on :data:`FALLBACK_ROWS` rows, so that a
     fully trained model exists even if no trial finishes in time; and, when no
     trial has finished, on as many rows as the rest of the budget allows. Every
-    class keeps at least one row. Returns ``None`` if ``budget`` cut the fit.
+    class keeps at least one row. Returns ``None`` if ``budget`` cut the fit;
+    with ``keep_cut``, the budget cuts only the boosting (after its first
+    round), and the model keeps the best of the rounds it boosted: the model
+    of last resort, when even that recipe would outlast the budget (many
+    classes grow a tree each per round).
     """
     rows = rescue_rows(y, task, random_state, n_rows)
     (fit, stop), = inner_splits([(rows, rows)], y, task, random_state)  # fmt: skip
@@ -120,7 +131,7 @@ def fallback_model(
     recipe = training.recipe(RESCUE_XGB_PARAMS if xgb_params is None else xgb_params)
     guard = BudgetCallback(Budget(None) if budget is None else budget)
     try:
-        with budget_scope(budget):
+        with budget_scope(None if keep_cut else budget):
             vectorizer = recipe.build_vectorizer()
             X_rows = vectorizer.fit_transform(X.iloc[rows], y[rows])
     except BudgetExhausted:
@@ -134,7 +145,7 @@ def fallback_model(
     y_rows = y[rows]
     with xgboost_threads(n_threads):
         fit_early_stopped(model, X_rows[fit], y_rows[fit], X_rows[stop], y_rows[stop])
-    if guard.cut:
+    if guard.cut and not keep_cut:
         return None
     model.set_params(callbacks=None)
     return Pipeline([("vectorizer", vectorizer), ("model", model)])
@@ -192,6 +203,11 @@ class Insurance:
     threads : int, default=1
         XGBoost's threads for the fit: one beside the first trial; all of them
         in the foreground, where nothing else runs.
+    deadline : float, optional
+        The call's deadline (``time.monotonic()``): there, or
+        :data:`FALLBACK_MIN_SECONDS` after it started, whichever is later, the
+        fallback's boosting stops and keeps the best of its rounds (``cut``
+        then says so), so that a table of many classes keeps the budget too.
 
     Examples
     --------
@@ -215,11 +231,13 @@ class Insurance:
         background: bool,
         on_fitted: Callable[[float], None] | None = None,
         threads: int = 1,
+        deadline: float | None = None,
     ) -> None:
         self._data = (X, y, task, random_state)
         self.threads = max(1, int(threads))
         self._specific_transformers = specific_transformers
-        self._budget = Budget(None)
+        self._budget = Budget(deadline)
+        self.cut = False  # the deadline cut its boosting
         self._on_fitted = on_fitted
         self._thread: ThreadPoolExecutor | None = None
         self._future: Future[tuple[Pipeline | None, float]] = Future()
@@ -233,11 +251,16 @@ class Insurance:
             self._future.set_result(in_own_thread(None, self._fit, name="insurance"))
 
     def _fit(self) -> tuple[Pipeline | None, float]:
+        if self._budget.deadline is not None:
+            earliest = time.monotonic() + FALLBACK_MIN_SECONDS
+            self._budget.deadline = max(self._budget.deadline, earliest)
         start = time.perf_counter()
         model = fallback_model(
-            *self._data, self.threads, self._specific_transformers, budget=self._budget
-        )
+            *self._data, self.threads, self._specific_transformers,
+            budget=self._budget, keep_cut=True,
+        )  # fmt: skip
         seconds = time.perf_counter() - start
+        self.cut = self._budget.exhausted() and not self._budget.cancelled
         if model is not None and self._on_fitted is not None:
             self._on_fitted(seconds)
         return model, seconds

@@ -815,3 +815,25 @@ def test_auto_fit_leaves_no_openmp_team_in_the_calling_thread(limit):
     )  # fmt: skip
     before, after = map(int, done.stdout.split())
     assert after == before, done.stdout
+
+
+def test_many_classes_keep_the_budget_when_even_the_rescue_recipe_is_slow():
+    # XGBoost grows a tree per class each round: on 200 classes the fallback
+    # model (the rescue recipe on 1,000 rows) boosts for seconds, and used to
+    # run to its end whatever the budget (22 s for 5 s on a table of countries).
+    rng = np.random.default_rng(0)
+    code = rng.integers(0, 200, 3000)
+    df = pd.DataFrame({
+        "code": [f"C{c:03d}" for c in code],
+        "noise": rng.random(3000),
+        "country": [f"country {c}" for c in code],
+    })  # fmt: skip
+    budget = 2.0
+    start = time.monotonic()
+    result = auto_fit(df, "country", time_budget=budget, n_jobs=4, show_progress=False)
+    elapsed = time.monotonic() - start
+    assert elapsed <= max(1.1 * budget, budget + 2), elapsed
+    assert result.predict(df.head(5)).shape == (5,)
+    text = result.summary()
+    if "the model is the rescue recipe" in text:
+        assert "its boosting stopped at the deadline after" in text
