@@ -577,6 +577,8 @@ def auto_fit(
         if versus:
             notes.append(versus)
         study = None if outcome is None else outcome.study
+        if study is None and cut is not None:  # the trial weighed against it
+            study = cut.study
         members = []
         cv_score, n_scored = math.nan, 0
         if rescue is not None and deadline is not None:

@@ -837,3 +837,6 @@ def test_many_classes_keep_the_budget_when_even_the_rescue_recipe_is_slow():
     text = result.summary()
     if "the model is the rescue recipe" in text:
         assert "its boosting stopped at the deadline after" in text
+    if "cut by the time budget in its first fold" in text:  # weighed against it
+        assert "trials: 0 complete of 1 run" in text
+        assert result.leaderboard_["state"].tolist() == ["PRUNED"]
