@@ -482,12 +482,8 @@ def detect_date_format(
         return None
     iso = all(_ISO.fullmatch(v.strip()) for v in head)
     pairs = _DAY_FIRST_PAIRS if dayfirst else _AMBIGUOUS_PAIRS
-    formats = _DATE_FORMATS
-    if dayfirst:  # each day-first format takes its month-first twin's place
-        twins = {**_AMBIGUOUS_PAIRS, **_DAY_FIRST_PAIRS}
-        formats = tuple(twins.get(fmt, fmt) for fmt in _DATE_FORMATS)
     first = head[0].strip()
-    candidates = [fmt for fmt in formats if _may_read(first, fmt)]
+    candidates = _readers(first, _formats(dayfirst))
     if _QUARTER.fullmatch(first):
         candidates.insert(0, QUARTERS)
     if not iso and not candidates:
@@ -540,13 +536,10 @@ def date_share(values: np.ndarray, *, dayfirst: bool = False) -> tuple[str, floa
     dated = [v for v in head if isinstance(v, str) and _DATE_HINT.search(v)]
     if len(dated) < 0.5 * len(head) or not dated:  # cheap: most columns end here
         return "", 0.0
-    formats = _DATE_FORMATS
-    if dayfirst:
-        twins = {**_AMBIGUOUS_PAIRS, **_DAY_FIRST_PAIRS}
-        formats = tuple(twins.get(fmt, fmt) for fmt in _DATE_FORMATS)
     firsts = list(dict.fromkeys(v.strip() for v in dated[:3]))
     candidates = ["ISO8601"] if any(_ISO.fullmatch(v) for v in firsts) else []
-    candidates += [f for f in formats if any(_may_read(v, f) for v in firsts)]
+    readers = {fmt for v in firsts for fmt in _readers(v, _DATE_FORMATS)}
+    candidates += [fmt for fmt in _formats(dayfirst) if fmt in readers]
     if any(_QUARTER.fullmatch(v) for v in firsts):
         candidates.append(QUARTERS)
     best, best_share = "", 0.0
@@ -585,11 +578,22 @@ _FORMAT_SHAPES = {
 }
 
 
-def _may_read(text: str, fmt: str) -> bool:
-    """Whether ``fmt`` reads ``text``: :func:`_reads_as`, once their shapes agree."""
-    if "%z" not in fmt and _FORMAT_SHAPES[fmt] != _shape(text):
-        return False
-    return _reads_as(text, fmt)
+def _formats(dayfirst: bool) -> tuple[str, ...]:
+    """Return the candidate formats; with dayfirst, day-first twins go first."""
+    if not dayfirst:
+        return _DATE_FORMATS
+    twins = {**_AMBIGUOUS_PAIRS, **_DAY_FIRST_PAIRS}
+    return tuple(twins.get(fmt, fmt) for fmt in _DATE_FORMATS)
+
+
+def _readers(text: str, formats: tuple[str, ...]) -> list[str]:
+    """Return the ``formats`` that read ``text``, tried once their shapes agree."""
+    shape = _shape(text)
+    return [
+        fmt
+        for fmt in formats
+        if ("%z" in fmt or _FORMAT_SHAPES[fmt] == shape) and _reads_as(text, fmt)
+    ]
 
 
 def _reads_as(text: str, fmt: str) -> bool:
