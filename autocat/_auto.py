@@ -195,7 +195,9 @@ def auto_fit(
     trials are pruned on the loss of their first fold, except the portfolio's
     first of each encoder. On a table
     with near-unique text (names, titles), one trial measures whether dropping
-    it helps (``drop_unique_text`` in ``leaderboard_``); with
+    it helps (``drop_unique_text`` in ``leaderboard_``); on one with
+    identifier codes (tail numbers, product codes), whether keeping them
+    helps (``drop_identifiers='indexes'``); with
     ``target_transform='auto'``, on a skewed regression target of values >= 0
     (prices, counts), one trial measures whether XGBoost learns it better on
     the log scale (``target_transform`` in ``leaderboard_``). The second trial

@@ -163,6 +163,9 @@ class Decision:
         With a date ``fmt`` (text of which most values are dates, beside
         ranges or remarks), the output is ``<name>_date``, the days since
         1970-01-01 of the values that read as dates (``NaN`` for the others).
+    identifier : bool, default=False
+        Whether the column is an identifier code (:func:`identifier_reason`),
+        dropped or, with ``drop_identifiers='indexes'``, kept as text.
     """
 
     kind: str
@@ -171,6 +174,7 @@ class Decision:
     fmt: str | None = None
     tokens: tuple[str, ...] = ()
     as_number: bool = False
+    identifier: bool = False
 
 
 def decide(
@@ -188,7 +192,7 @@ def decide(
     name: str = "",
     dayfirst: bool = False,
     date_format: str | None = None,
-    drop_identifiers: bool = True,
+    drop_identifiers: bool | str = True,
 ) -> Decision:
     """Decide the kind of a column from its storage family and distinct values.
 
@@ -230,8 +234,10 @@ def decide(
     date_format : str or None, default=None
         A ``strptime`` format given for this column: its values are read as
         dates with it, whatever they look like.
-    drop_identifiers : bool, default=True
-        Whether row indexes and identifiers are ``'dropped'``.
+    drop_identifiers : bool or 'indexes', default=True
+        Whether row indexes and identifiers are ``'dropped'``; ``'indexes'``
+        drops row indexes and keeps identifier codes as text. Either way an
+        identifier code's decision says ``identifier=True``.
 
     Returns
     -------
@@ -375,8 +381,11 @@ values <= 30"
                 f"dates ({fmt}): read as text and as days since 1970; "
             )
     why = identifier_reason(uniques, n_missing, n_rows)
-    if drop_identifiers and why is not None and extra_fmt is None:
-        return Decision("dropped", prefix + why)
+    identifier = why is not None and extra_fmt is None
+    if identifier and drop_identifiers is True:
+        return Decision("dropped", prefix + why, identifier=True)
+    if identifier and drop_identifiers == "indexes":  # their parts may tell much
+        prefix += f"{why}, kept (drop_identifiers='indexes'); "
     kind, sign = "low_cardinality", "<="
     if n_distinct > cardinality_threshold:
         kind, sign = "high_cardinality", ">"
@@ -386,6 +395,7 @@ values <= 30"
         conversion,
         extra_fmt,
         as_number=as_number,
+        identifier=identifier,
     )
 
 

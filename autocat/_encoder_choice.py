@@ -152,7 +152,7 @@ def user_decision(
     >>> automatic = Decision("numeric", "numeric values kept as float")
     >>> user_decision("zip", "numeric", np.array([2134, 10001]), automatic, "target")
     Decision(kind='high_cardinality', reason='set by the user', conversion='text', \
-fmt=None, tokens=(), as_number=False)
+fmt=None, tokens=(), as_number=False, identifier=False)
     """
     if not isinstance(spec, str):  # a transformer: the automatic reading
         return Decision(decision.kind, BY_THE_USER, decision.conversion, decision.fmt)

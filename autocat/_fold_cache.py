@@ -47,6 +47,10 @@ class EncodingCache:
         Per fold, the columns of near-unique text of its training part (see
         ``TableVectorizer(drop_unique_text=...)``) and their kinds, which
         decide whether dropping them changes anything.
+    identifier_codes : dict
+        Per fold, the columns of identifier codes of its training part (see
+        ``TableVectorizer(drop_identifiers=...)``) and their distinct values,
+        which decide whether keeping them changes anything.
     """
 
     def __init__(self, max_bytes: int = 2**30) -> None:
@@ -58,6 +62,7 @@ class EncodingCache:
         # Per fold: distinct values of each string column of its training part.
         self.distinct: dict[int, dict[str, int]] = {}
         self.unique_text: dict[int, tuple[tuple[str, str], ...]] = {}
+        self.identifier_codes: dict[int, tuple[tuple[str, int], ...]] = {}
         self._locks: dict[Any, threading.Lock] = {}
         self._lock = threading.Lock()
 

@@ -63,6 +63,7 @@ _VECTORIZER_PARAM_NAMES: dict[str, str] = {
     "text_n_components": "text__n_components",
     "text_analyzer": "text__analyzer",
     "drop_unique_text": "drop_unique_text",
+    "drop_identifiers": "drop_identifiers",
     "low_cardinality": "low_cardinality",
 }
 _GAMMA_POISSON_PARAM_NAMES: dict[str, str] = {
@@ -80,6 +81,7 @@ VECTORIZER_PARAMS: tuple[str, ...] = (
     "text_n_components",
     "text_analyzer",
     "drop_unique_text",
+    "drop_identifiers",
     "low_cardinality",
 )
 
@@ -196,6 +198,11 @@ class Recipe:
         Drop the columns of near-unique text, such as names and titles (see
         :class:`~autocat.TableVectorizer`); listed by :meth:`params` only when
         set.
+    drop_identifiers : bool or 'indexes', default=True
+        Drop row indexes and identifier codes (``True``), row indexes only
+        (``'indexes'``: identifier codes such as tail numbers are encoded as
+        other text), or neither; listed by :meth:`params` only when not
+        ``True``.
     low_cardinality : {'onehot', 'categorical'}, default='onehot'
         Encoder of those columns: one-hot, or ``'categorical'``, one output of
         category codes per column, which XGBoost splits on as categories
@@ -276,6 +283,7 @@ class Recipe:
         text_n_components: int = 30,
         text_analyzer: str = "both",
         drop_unique_text: bool = False,
+        drop_identifiers: bool | str = True,
         low_cardinality: str = "onehot",
         target_transform: str = "none",
         learner: str = "xgboost",
@@ -313,6 +321,17 @@ class Recipe:
                 f"{type(drop_unique_text).__name__}: {drop_unique_text!r}."
             )
         self.drop_unique_text = bool(drop_unique_text)
+        if drop_identifiers not in (True, False, "indexes") or not isinstance(
+            drop_identifiers, bool | np.bool_ | str
+        ):
+            raise ValueError(
+                "drop_identifiers must be True, False or 'indexes', got "
+                f"{drop_identifiers!r}."
+            )
+        self.drop_identifiers = (
+            drop_identifiers if isinstance(drop_identifiers, str)
+            else bool(drop_identifiers)
+        )  # fmt: skip
         if low_cardinality not in LOW_CARDINALITY_ENCODERS:
             raise ValueError(
                 f"low_cardinality must be one of {list(LOW_CARDINALITY_ENCODERS)}, "
@@ -386,7 +405,8 @@ class Recipe:
 
         The Gamma-Poisson priors are included only when that encoder is used,
         the text encoder's parameters only with ``text_encoder='text'``,
-        ``drop_unique_text``, ``low_cardinality`` and ``target_transform`` only
+        ``drop_unique_text``, ``drop_identifiers``, ``low_cardinality`` and
+        ``target_transform`` only
         when they are set.
 
         Returns
@@ -408,6 +428,8 @@ class Recipe:
             out["text_analyzer"] = self.text_analyzer
         if self.drop_unique_text:
             out["drop_unique_text"] = True
+        if self.drop_identifiers is not True:
+            out["drop_identifiers"] = self.drop_identifiers
         if self.low_cardinality != "onehot":
             out["low_cardinality"] = self.low_cardinality
         if self.target_transform != "none":
@@ -495,6 +517,7 @@ class Recipe:
             n_components=self.n_components,
             text=text,
             drop_unique_text=self.drop_unique_text,
+            drop_identifiers=self.drop_identifiers,
             low_cardinality=self.low_cardinality,
             specific_transformers=self.specific_transformers,
             target_type=_TARGET_TYPES[self.task],

@@ -103,8 +103,8 @@ TEXT_N_COMPONENTS: tuple[int, ...] = (10, 30, 100)
 # thresholds that split the columns alike share theirs too. Target encoding
 # ignores n_components. The text encoder's parameters apply to free-text columns
 # whatever the encoder of the other high-cardinality columns. Dropping near-unique
-# text changes nothing on a table without it: auto_fit searches it only on tables
-# that have some (see autocat._unique_text).
+# text, or keeping identifier codes, changes nothing on a table without them:
+# auto_fit searches each only on tables that have some (see autocat._unique_text).
 SEARCH_SPACE: tuple[ParamSpec, ...] = (
     ParamSpec(
         "encoder",
@@ -173,6 +173,13 @@ SEARCH_SPACE: tuple[ParamSpec, ...] = (
         CategoricalDistribution((False, True)),
         False,
         (False,),
+    ),
+    ParamSpec(
+        "drop_identifiers",
+        "vectorizer",
+        CategoricalDistribution((True, "indexes")),
+        True,
+        (True,),
     ),
     ParamSpec(
         "learning_rate",
@@ -318,7 +325,8 @@ def suggest_vectorizer(trial: optuna.Trial, *, prefix: str = "") -> Any:
 
     For a user's own Optuna objective: the encoder, its parameters (the
     Gamma-Poisson priors only when that encoder is chosen), the cardinality
-    threshold and whether to drop near-unique text (names, titles) are
+    threshold, whether to drop near-unique text (names, titles) and whether to
+    keep identifier codes (``drop_identifiers='indexes'``) are
     suggested under the names ``prefix + name``.
 
     Parameters
@@ -345,7 +353,7 @@ def suggest_vectorizer(trial: optuna.Trial, *, prefix: str = "") -> Any:
     >>> trial = optuna.create_study().ask()
     >>> vectorizer = suggest_vectorizer(trial, prefix="vec_")
     >>> sorted(trial.params)[:3]
-    ['vec_cardinality_threshold', 'vec_drop_unique_text', 'vec_encoder']
+    ['vec_cardinality_threshold', 'vec_drop_identifiers', 'vec_drop_unique_text']
     """
     params = suggest_params(trial, steps=("vectorizer",), prefix=prefix)
     return Recipe("regression", **params).build_vectorizer()
@@ -429,7 +437,7 @@ def param_distributions(task: str, *, prefix: str = "") -> dict[str, BaseDistrib
     >>> space["vectorizer__n_components"]
     CategoricalDistribution(choices=(10, 20, 30, 50, 100))
     >>> len(space)
-    12
+    13
     """
     check_task(task)
     prefix = _check_prefix(prefix)
@@ -525,10 +533,16 @@ def _portfolio_document() -> dict[str, Any]:
     return document
 
 
-def _boolean(spec: ParamSpec) -> bool:
-    """Whether the parameter takes booleans (a flag, not 0 and 1)."""
-    choices = getattr(spec.distribution, "choices", ())
-    return bool(choices) and all(isinstance(c, bool) for c in choices)
+def _same_kind(spec: ParamSpec, value: Any) -> bool:
+    """Whether ``value`` is a boolean exactly where the parameter takes one.
+
+    A flag's ``True`` is not ``1``, nor the reverse (Python compares them equal).
+    """
+    choices = getattr(spec.distribution, "choices", None)
+    if choices is None:
+        return not isinstance(value, bool)
+    return any(c == value and isinstance(c, bool) == isinstance(value, bool)
+               for c in choices)  # fmt: skip
 
 
 def _portfolio_entry(entry: object) -> dict[str, Any] | None:
@@ -549,7 +563,7 @@ def _portfolio_entry(entry: object) -> dict[str, Any] | None:
             )
         except (TypeError, ValueError):
             inside = False
-        if not inside or isinstance(value, bool) != _boolean(spec):
+        if not inside or not _same_kind(spec, value):
             return None
     return {**default_params(encoder), **entry}
 

@@ -210,8 +210,10 @@ default='minhash'
         Drop columns with a single value and no missing value.
     drop_missing : bool, default=True
         Drop columns with no value at all (otherwise: numeric, all NaN).
-    drop_identifiers : bool, default=True
-        Drop row indexes and identifiers (the rules above).
+    drop_identifiers : bool or 'indexes', default=True
+        Drop row indexes and identifiers (the rules above); ``'indexes'`` keeps
+        identifier codes as text (a tail number tells an aircraft's operator
+        and age): :func:`~autocat.auto_fit` measures both on such tables.
     drop_unique_text : bool, default=False
         Drop near-unique text (the rule above): a column in which nearly every
         row has its own name or title gives each row a code of its own, which
@@ -246,6 +248,8 @@ default='minhash'
     near_unique_text_ : list of str
         The columns of near-unique text (see ``drop_unique_text``), dropped or
         encoded.
+    identifier_codes_ : list of str
+        The columns of identifier codes (see ``drop_identifiers``), kept or not.
     feature_types_ : list of str
         XGBoost's ``feature_types`` of the outputs: ``'c'`` for category codes
         (``low_cardinality='categorical'``), ``'q'`` for every other output.
@@ -337,7 +341,7 @@ default='minhash'
         "parse_times": ["boolean"],
         "drop_constant": ["boolean"],
         "drop_missing": ["boolean"],
-        "drop_identifiers": ["boolean"],
+        "drop_identifiers": ["boolean", StrOptions({"indexes"})],
         "drop_unique_text": ["boolean"],
         "dayfirst": ["boolean"],
         "datetime_format": [dict, None],
@@ -362,7 +366,7 @@ default='minhash'
         parse_times: bool = True,
         drop_constant: bool = True,
         drop_missing: bool = True,
-        drop_identifiers: bool = True,
+        drop_identifiers: bool | str = True,
         drop_unique_text: bool = False,
         dayfirst: bool = False,
         datetime_format: dict[str, str] | None = None,
@@ -469,6 +473,9 @@ default='minhash'
         self.transformers_ = {c.name: c.transformer for c in self._columns}
         self.input_to_outputs_ = {c.name: list(c.outputs) for c in self._columns}
         self.near_unique_text_ = [c.name for c in self._columns if c.near_unique]
+        self.identifier_codes_ = [
+            c.name for c in self._columns if c.decision.identifier
+        ]
         self.feature_types_ = feature_types(self._columns)
         encoded = [encoded for _, encoded in results]
         if y is not None:
@@ -525,7 +532,7 @@ default='minhash'
             name=name,
             dayfirst=self.dayfirst,
             date_format=(self.datetime_format or {}).get(name),
-            drop_identifiers=self.drop_identifiers and not keep_all,
+            drop_identifiers=False if keep_all else self.drop_identifiers,
         )
         if keep_all and spec is None:
             reason = f"{kept_reason}{KEPT_WHEN_ALL_DROPPED}{decision.reason}"

@@ -52,7 +52,7 @@ logger = logging.getLogger("autocat")
 # XGBoost grows at most this many trees per fold; early stopping picks fewer.
 MAX_ROUNDS = 1000
 # What a table's encoding depends on when it has no high-cardinality column.
-_ANY_TABLE_PARAMS = ("random_state", "low_cardinality")
+_ANY_TABLE_PARAMS = ("random_state", "low_cardinality", "drop_identifiers")
 EARLY_STOPPING_ROUNDS = 50
 # With a time budget, k-fold CV is kept only if this many trials fit in it;
 # otherwise every trial uses the first fold as a holdout (k times cheaper).
@@ -419,6 +419,10 @@ class TrialRunner:
         self.cache.unique_text.setdefault(
             fold, tuple((c, kinds[c]) for c in vectorizer.near_unique_text_)
         )
+        n_distinct = dict(zip(plan["column"], plan["n_distinct"], strict=True))
+        self.cache.identifier_codes.setdefault(
+            fold, tuple((c, n_distinct[c]) for c in vectorizer.identifier_codes_)
+        )
         nested = nested_minhash_columns(vectorizer, recipe)
         fitted.append(vectorizer)
         types = vectorizer.feature_types_
@@ -428,7 +432,8 @@ class TrialRunner:
         """Return what the encoding of ``fold`` depends on (None before known).
 
         Thresholds that split the string columns alike give the same plan, so
-        does dropping near-unique text where a fold has none, and min-hash
+        does dropping near-unique text or identifier codes where a fold has
+        none, and min-hash
         coordinates are nested (``d=10`` is the first 10 columns of
         ``d=100``): each of these shares one cache entry.
         """
@@ -438,6 +443,11 @@ class TrialRunner:
         params = dict(recipe.vectorizer_params)
         if not self.cache.unique_text.get(fold):  # nothing to drop
             params.pop("drop_unique_text", None)
+        codes = self.cache.identifier_codes.get(fold)
+        if not codes:  # nothing to keep
+            params.pop("drop_identifiers", None)
+        elif params.get("drop_identifiers", True) is not True:  # kept as text
+            distinct = {**distinct, **dict(codes)}
         threshold = params.pop("cardinality_threshold", None)
         high = tuple(sorted(c for c, n in distinct.items() if threshold is None
                             or n > threshold))  # fmt: skip

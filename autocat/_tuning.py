@@ -66,7 +66,7 @@ from autocat._trials import (
     TrialRunner,
     better_cut,
 )
-from autocat._unique_text import UniqueTextTrial
+from autocat._unique_text import IdentifierCodesTrial, UniqueTextTrial
 from autocat._validation import is_fatal_error
 
 if TYPE_CHECKING:
@@ -434,7 +434,11 @@ def tune(
     queue = [dict(params) for params in (portfolio or (default_params("minhash"),))]
     portfolio_entries = {id(params) for params in queue}
     encoders_measured: set[Any] = set()  # by a trial of the portfolio
-    unique_text = UniqueTextTrial(cache, y, scorer, task)
+    # measured choices on near-unique text and on identifier codes
+    choices = (
+        UniqueTextTrial(cache, y, scorer, task),
+        IdentifierCodesTrial(cache, y, scorer, task),
+    )
     # The log target is measured on the best of the portfolio's configurations.
     log_target = LogTargetTrial(y, scorer, task, target_transform, after=len(queue))
     # A linear model and a forest on the first configuration's encoding, and
@@ -527,18 +531,20 @@ def tune(
                     other_learners.asked(entry, trials[-1].number)
                 else:
                     trials.append(study.ask())
-            skip = unique_text.skip()
+            skip = tuple(name for choice in choices for name in choice.skip())
             suggested = [suggest_params(trial, skip=skip) for trial in trials]
         transforms, learners = [], []
         for trial, params in zip(trials, suggested, strict=True):
-            unique_text.asked(trial.number, params)
+            for choice in choices:
+                choice.asked(trial.number, params)
             learner = other_learners.learner(trial.number, trial.user_attrs)
             params.update(other_learners.overrides(trial.number))
             # a trial that repeats another to measure something keeps the
             # target transform of the trial it repeats; other learners learn y
             repeats = other_learners.repeats.get(trial.number)
-            if unique_text.number == trial.number:
-                repeats = unique_text.base
+            for choice in choices:
+                if choice.number == trial.number:
+                    repeats = choice.base
             transform = "none"
             if learner == "xgboost":
                 transform = log_target.transform(
@@ -563,7 +569,8 @@ def tune(
         frozen, record = _tell(study, trial, outcome)
         candidate_only = other_learners.told(trial.number, record)  # for the ensemble
         if not candidate_only:
-            unique_text.told(trial.number, record, queue)
+            for choice in choices:
+                choice.told(trial.number, record, queue)
             log_target.told(trial.number, record)
         if record is not None:
             if still_learning(record) and not candidate_only:
@@ -624,7 +631,12 @@ def tune(
                 tell(trial, future.result())
             if len(errors) >= 3 and not records:
                 stopped = True  # the recipe fails on this data: report why
-            unique_text.queue(records, queue)
+            # each puts its measuring trial first: near-unique text's runs first
+            for choice in reversed(choices):
+                choice.queue(records, queue)
+            measuring = [c.pending for c in choices if c.pending is not None]
+            for choice in choices:
+                choice.fill(queue, measuring)
             # with n_trials, the log target is measured in the last batch at
             # the latest, however few of the portfolio's trials fit before it
             left = None if n_trials is None else n_trials - asked

@@ -147,9 +147,12 @@ def test_vectorizer_params_key_the_encoding(table):
     key = tuple(sorted(base.vectorizer_params.items()))
     hash(key)
     assert base.vectorizer_params == same.vectorizer_params
-    # the priors belong to Gamma-Poisson; drop_unique_text and low_cardinality
-    # are listed when set
-    listed_when_set = {"gp_alpha", "gp_beta", "drop_unique_text", "low_cardinality"}
+    # the priors belong to Gamma-Poisson; drop_unique_text, drop_identifiers
+    # and low_cardinality are listed when set
+    listed_when_set = {
+        "gp_alpha", "gp_beta", "drop_unique_text", "drop_identifiers",
+        "low_cardinality",
+    }  # fmt: skip
     assert set(VECTORIZER_PARAMS) - listed_when_set <= set(base.vectorizer_params)
     assert base.vectorizer_params["specific_transformers"] == (("job", "text"),)
     first = base.build_vectorizer().fit_transform(df, y)

@@ -327,7 +327,12 @@ def test_the_search_measures_dropping_near_unique_text_once_and_follows_it():
     wide = [t for t in first_batch if t.params["encoder"] != "target"]
     best = max(wide, key=lambda t: t.value)
     pair = trials[BATCH_TRIALS]
-    assert pair.params == {**best.params, "drop_unique_text": True}
+    # (and the default of the other measured choice, on the ticker codes)
+    assert pair.params == {
+        **best.params,
+        "drop_unique_text": True,
+        "drop_identifiers": True,
+    }
     # asked with it, before it was scored: the names are kept
     assert trials[BATCH_TRIALS + 1].params["drop_unique_text"] is False
     # the names carry the signal here: without them the trial scores far
