@@ -282,8 +282,8 @@ def _boosters(model):
     if isinstance(model, EnsembleModel):
         return [b for member in model.members_ for b in _boosters(member)]
     fitted = model.named_steps["model"]
-    if isinstance(fitted, LinearRegressor):  # a ridge: no rounds to cut
-        return []
+    if isinstance(fitted, LinearRegressor) or not hasattr(fitted, "get_booster"):
+        return []  # a ridge, or a forest (whole trees, no rounds to cut)
     return [fitted]
 
 
