@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.preprocessing import OneHotEncoder, TargetEncoder
 from sklearn.utils.multiclass import type_of_target
@@ -27,6 +28,7 @@ from autocat._column_kinds import (
     stringify,
 )
 from autocat._dataframe import series_values
+from autocat._datetime import DatetimeEncoder
 from autocat._minhash import MinHashEncoder
 from autocat._parsing import DECIMAL_COMMA
 from autocat._sklearn_compat import target_encoder_takes_splitter
@@ -40,6 +42,7 @@ __all__ = [
     "check_y",
     "fit_transform",
     "named_encoder",
+    "resolve_encoder",
     "target_type",
     "user_decision",
 ]
@@ -224,6 +227,54 @@ def named_encoder(
             ) from error
         return GammaPoissonEncoder(n_components=n_components, random_state=random_state)
     raise ValueError(f"unknown encoder {option!r}")  # pragma: no cover
+
+
+def resolve_encoder(
+    vectorizer: Any, kind: str, decision: Decision, spec: Any = None, y: Any = None
+) -> Any:
+    """Return a fresh, unfitted encoder for a column of ``kind``.
+
+    ``spec`` is the user's choice for the column (an encoder, or a name), else
+    ``vectorizer``'s option for the kind decides (a
+    :class:`~autocat.TableVectorizer`'s parameters).
+    """
+    if spec is not None and not isinstance(spec, str):
+        return clone(spec)
+    if spec == "passthrough":
+        return "passthrough"
+    if spec in ENCODER_NAMES or spec == "onehot":
+        return _vectorizer_encoder(vectorizer, spec, y)
+    if kind in ("numeric", "boolean"):
+        option = vectorizer.numeric
+        return option if isinstance(option, str) else clone(option)
+    if kind == "datetime":
+        if vectorizer.datetime is not None:
+            return clone(vectorizer.datetime)
+        if decision.conversion == "time":
+            return DatetimeEncoder(
+                components="time", add_weekday=False, add_epoch=False,
+                add_time_of_day=True,
+            )  # fmt: skip
+        return DatetimeEncoder()
+    if kind == "low_cardinality":
+        option = vectorizer.low_cardinality
+    elif kind == "text":
+        option = vectorizer.text
+    else:
+        option = vectorizer.high_cardinality
+    if isinstance(option, str):
+        return _vectorizer_encoder(vectorizer, option, y)
+    return clone(option)
+
+
+def _vectorizer_encoder(vectorizer: Any, option: str, y: Any) -> Any:
+    return named_encoder(
+        option,
+        n_components=vectorizer.n_components,
+        random_state=vectorizer.random_state,
+        target_type_option=vectorizer.target_type,
+        y=y,
+    )
 
 
 def _target_encoder(y: np.ndarray, kind: str, random_state: Any) -> TargetEncoder:

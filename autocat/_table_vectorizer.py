@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 from joblib import effective_n_jobs
-from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.preprocessing import OneHotEncoder, TargetEncoder
 from sklearn.utils.validation import check_is_fitted
 
@@ -43,7 +43,7 @@ from autocat._encoder_choice import (
     check_specific,
     check_y,
     fit_transform,
-    named_encoder,
+    resolve_encoder,
     user_decision,
 )
 from autocat._minhash import MinHashEncoder
@@ -561,7 +561,7 @@ default='minhash'
             state.transformer = "drop"
             return state, Encoded()
         if codes is None:  # numeric storage
-            state.transformer = self._resolve(decision.kind, decision, spec, y)
+            state.transformer = resolve_encoder(self, decision.kind, decision, spec, y)
             if isinstance(state.transformer, str):  # 'passthrough'
                 state.outputs = (name,)
                 return state, Encoded(source=column)
@@ -583,7 +583,7 @@ default='minhash'
     ) -> tuple[Column, Encoded]:
         """Fit a column's encoder on its distinct values (and codes); encode them."""
         name, decision = state.name, state.decision
-        transformer = self._resolve(decision.kind, decision, spec, y)
+        transformer = resolve_encoder(self, decision.kind, decision, spec, y)
         state.transformer = transformer
         ordered = (
             uniques if decision.kind in ("numeric", "boolean", "datetime") else None
@@ -623,47 +623,6 @@ default='minhash'
         block = fit_transform(state.transformer, frame, y)
         state.outputs = output_names(state.transformer, state.name)
         return state, Encoded(block=dense(block))
-
-    def _resolve(
-        self, kind: str, decision: Decision, spec: Any = None, y: Any = None
-    ) -> Any:
-        """Return a fresh, unfitted encoder for a column of this kind."""
-        if spec is not None and not isinstance(spec, str):
-            return clone(spec)
-        if spec == "passthrough":
-            return "passthrough"
-        if spec in ENCODER_NAMES or spec == "onehot":
-            return self._named_encoder(spec, y)
-        if kind in ("numeric", "boolean"):
-            option = self.numeric
-            return option if isinstance(option, str) else clone(option)
-        if kind == "datetime":
-            if self.datetime is not None:
-                return clone(self.datetime)
-            if decision.conversion == "time":
-                return DatetimeEncoder(
-                    components="time", add_weekday=False, add_epoch=False,
-                    add_time_of_day=True,
-                )  # fmt: skip
-            return DatetimeEncoder()
-        if kind == "low_cardinality":
-            option = self.low_cardinality
-        elif kind == "text":
-            option = self.text
-        else:
-            option = self.high_cardinality
-        return (
-            self._named_encoder(option, y) if isinstance(option, str) else clone(option)
-        )
-
-    def _named_encoder(self, option: str, y: Any) -> Any:
-        return named_encoder(
-            option,
-            n_components=self.n_components,
-            random_state=self.random_state,
-            target_type_option=self.target_type,
-            y=y,
-        )
 
     # ------------------------------------------------------------ transform
 
