@@ -50,7 +50,8 @@ __all__ = [
 
 logger = logging.getLogger("autocat")
 
-# A refit is started only if its estimate times this margin fits in the time left.
+# A refit is started only if its estimate times this margin fits in the time left
+# (the first member's: its estimate alone, see :func:`member_model`).
 REFIT_MARGIN = 1.3
 # A refit on all rows grows the trees early stopping chose on a fold's fit rows
 # times the ratio of the rows to this power: the more rows, the later boosting
@@ -220,7 +221,13 @@ def member_model(
     """
     keep = REFIT_MARGIN * fold_models_seconds(record, 1) if first else 0.0
     needed = refit_seconds(record, len(training.y), *fold_rows, training.n_threads)
-    if budget.left() - keep >= REFIT_MARGIN * needed:
+    # The search kept the margined estimate free when the first member's trial
+    # became the best, but the trials in flight then end a little later: its
+    # refit is tried whenever the estimate itself fits (one cut short costs only
+    # time nothing else would use). A later member's keeps the margin: its
+    # failed refit would take the time of the members after it.
+    margin = 1.0 if first else REFIT_MARGIN
+    if budget.left() - keep >= margin * needed:
         trees = refit_trees(record, len(training.y), fold_rows[0])
         fitted = _refit(record, training, sooner(budget, keep), trees)
         if fitted is not None:
