@@ -41,7 +41,7 @@ from autocat._target import (
     tokens_as_missing,
     whole_numbers,
 )
-from autocat._threads import in_own_thread
+from autocat._threads import in_own_thread, release_callers_openmp_team
 from autocat._trials import EncodingCache, TrialCut, TrialRecord, better_cut
 from autocat._tuning import TuneOutcome, first_trial_threads, resolve_threads, tune
 from autocat._validation import check_column_names, check_inputs, unknown_metric_message
@@ -397,6 +397,8 @@ def auto_fit(
     total_threads, _, _ = resolve_threads(n_jobs, n_trials)
     seed = int(random_state)
 
+    # an idle OpenMP team of the caller's own earlier work would slow every trial
+    release_callers_openmp_team()
     warm_kernels()
     insurance = None
     first_result_by = FirstResultDeadline()

@@ -9,13 +9,16 @@ times slower, in any thread of the process. A team left in the caller's
 thread lives as long as the caller does (the main thread: the process), so
 autocat fits and predicts in threads that end with their work
 (:func:`in_own_thread`), and caps XGBoost's global thread count where it fits
-(:func:`xgboost_threads`). ``tests/benchmarks/bench_first_trial_threads.py``
-measures both.
+(:func:`xgboost_threads`). A team that the caller's own work left there (a
+scikit-learn ``HistGradientBoosting`` fit before ``auto_fit``: the same libgomp)
+is released when a search starts (:func:`release_callers_openmp_team`).
+``tests/benchmarks/bench_first_trial_threads.py`` measures all three.
 """
 
 from __future__ import annotations
 
 import contextvars
+import ctypes
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
@@ -23,10 +26,17 @@ from typing import Any
 
 import xgboost
 
-__all__ = ["THREAD_PREFIX", "in_own_thread", "xgboost_threads"]
+__all__ = [
+    "THREAD_PREFIX",
+    "in_own_thread",
+    "release_callers_openmp_team",
+    "xgboost_threads",
+]
 
 #: Names of autocat's own short-lived threads start with it.
 THREAD_PREFIX = "autocat-"
+# OpenMP 5.0's ``omp_pause_soft``: release the resources, keep the settings.
+_OMP_PAUSE_SOFT = 1
 
 
 def xgboost_threads(n_threads: int | None) -> AbstractContextManager[None]:
@@ -118,3 +128,52 @@ def in_own_thread(
         raise
     thread.shutdown(wait=True)  # the thread, and its OpenMP team, are gone
     return result
+
+
+def release_callers_openmp_team() -> int:
+    """Release the idle OpenMP team the calling thread holds, if any.
+
+    A fit or a prediction on several threads in the caller's thread before
+    ``auto_fit`` (the user's own: scikit-learn's ``HistGradientBoosting``, an
+    XGBoost model) leaves the caller an idle libgomp team for the rest of its
+    life, and with it the slowdown of every trial that the module's docstring
+    describes: on Daily Show guests at 15 s, after a ``HistGradientBoosting``
+    fit of 2,000 rows in the caller, five or six trials finished as without it,
+    but their final model scored 0.962 on the test third where it scored 0.972.
+    OpenMP 5.0's ``omp_pause_resource_all`` frees the calling thread's pool in
+    libgomp (``gomp_pause_host``): its workers exit, and the caller's next
+    parallel region starts new ones, as its first did. Only libgomp's are
+    paused: LLVM's and Intel's runtimes put idle workers to sleep after a short
+    spin and pause every thread's work, not the caller's. Nothing is paused
+    inside a parallel region, nor where ``threadpoolctl`` (scikit-learn's
+    dependency) or the function is missing.
+
+    Returns
+    -------
+    int
+        How many OpenMP runtimes released the caller's pool (0 if none could).
+
+    Examples
+    --------
+    >>> from autocat._threads import release_callers_openmp_team
+    >>> release_callers_openmp_team() >= 0
+    True
+    """
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover - scikit-learn depends on it
+        return 0
+    released = 0
+    paths = {
+        info["filepath"]
+        for info in threadpool_info()
+        if info.get("internal_api") == "openmp" and info.get("prefix") == "libgomp"
+    }
+    for path in sorted(paths):
+        try:
+            pause = ctypes.CDLL(path).omp_pause_resource_all
+        except (OSError, AttributeError):  # a libgomp before OpenMP 5.0
+            continue
+        pause.argtypes, pause.restype = [ctypes.c_int], ctypes.c_int
+        released += pause(_OMP_PAUSE_SOFT) == 0
+    return released

@@ -16,7 +16,7 @@ import autocat
 import autocat._auto
 import autocat._tuning
 from autocat._ensemble import EnsembleModel
-from autocat._threads import in_own_thread
+from autocat._threads import in_own_thread, release_callers_openmp_team
 
 TASKS_DIR = "/proc/self/task"
 needs_proc = pytest.mark.skipif(
@@ -158,3 +158,47 @@ def test_a_rescued_call_and_its_report_leave_no_openmp_team(
     assert _threads_left_by(fit) == 0
     assert "model: the rescue recipe" in results[0].summary()
     assert _threads_left_by(lambda: results[0].report(tmp_path / "report.html")) == 0
+
+
+def _histogram_boosting_fit() -> None:
+    """A scikit-learn fit whose OpenMP regions run on every core, in the caller."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2_000, 10))
+    HistGradientBoostingClassifier(max_iter=5).fit(X, (X[:, 0] > 0).astype(int))
+
+
+@needs_proc
+def test_the_callers_idle_openmp_team_is_released():
+    # The control: the fit leaves the caller a team (one more thread at least).
+    if _threads_left_by(_histogram_boosting_fit) == 0:
+        pytest.skip("one core, or an OpenMP runtime that leaves no team: no check")
+    released: list[int] = []
+
+    def fit_then_release() -> None:
+        _histogram_boosting_fit()
+        released.append(release_callers_openmp_team())
+
+    assert _threads_left_by(fit_then_release) == 0
+    assert released == [1]
+
+
+@needs_proc
+def test_auto_fit_releases_the_team_of_the_callers_earlier_work():
+    if _threads_left_by(_histogram_boosting_fit) == 0:
+        pytest.skip("one core, or an OpenMP runtime that leaves no team: no check")
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        {
+            "title": rng.choice([f"clerk grade {i}" for i in range(40)], 300),
+            "years": rng.normal(size=300),
+        }
+    )
+    frame["pay"] = frame["years"] + rng.normal(scale=0.3, size=300)
+
+    def earlier_work_then_auto_fit() -> None:
+        _histogram_boosting_fit()
+        autocat.auto_fit(frame, "pay", n_trials=2, n_jobs=2, show_progress=False)
+
+    assert _threads_left_by(earlier_work_then_auto_fit) == 0

@@ -54,6 +54,18 @@ employee salaries  0.26 - 0.29  0.58 - 0.65     0.30         0.47 - 0.71
 dirty classes      0.45 - 0.48  2.76 - 2.80     0.44 - 0.50  2.51 - 3.60
 =================  ===========  ==============  ===========  ===============
 
+Measured on 2026-12-03 (2 cores), seconds with 2 threads (``--before none hgb
+hgb-released xgboost-predict xgboost-predict-released``; the ``none`` column
+of two runs): the caller's team, released as ``auto_fit`` now releases it when
+it starts, costs nothing more:
+
+=================  ===========  ===========  ===========  =============  ========
+table              none         hgb          released     xgboost        released
+=================  ===========  ===========  ===========  =============  ========
+employee salaries  0.16 - 0.19  0.43 - 0.51  0.15 - 0.16  0.49           0.15
+dirty classes      0.32         2.17 - 2.27  0.32 - 0.33  2.23           0.29
+=================  ===========  ===========  ===========  =============  ========
+
 Two processes at once, with the cap: 3,000 rows 0.46 / 1.5, 30,000 rows
 3.9 / 27: both processes' teams spin, each waiting for a core the other holds.
 Hence ``autocat._tuning.ALONE_ALL_THREADS_ROWS``: the trial that runs alone gets
@@ -73,6 +85,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 import xgboost
+from sklearn.ensemble import HistGradientBoostingRegressor
 
 import autocat
 from autocat._budget import Budget
@@ -81,6 +94,7 @@ from autocat._final import warm_kernels
 from autocat._rescue import fallback_model
 from autocat._search_space import portfolio
 from autocat._splits import inner_splits, make_splits
+from autocat._threads import release_callers_openmp_team
 from autocat._trials import EncodingCache, TrialRunner
 
 
@@ -109,7 +123,16 @@ def dirty_classes(rows: int) -> tuple[pd.DataFrame, np.ndarray, str, str]:
 
 TABLES = {"employee_salaries": employee_salaries, "dirty_classes": dirty_classes}
 # What runs in the calling thread before the trials (see ``measure``).
-BEFORE = ("none", "fallback", "fallback-thread", "result-predict", "xgboost-predict")
+BEFORE = (
+    "none",
+    "fallback",
+    "fallback-thread",
+    "result-predict",
+    "xgboost-predict",
+    "hgb",
+    "hgb-released",
+    "xgboost-predict-released",
+)
 
 
 def first_trial_seconds(
@@ -142,6 +165,7 @@ def measure(name: str, rows: int, before: str, repeat: int) -> list[float]:
     warnings.simplefilter("ignore")
     X, y, task, metric = TABLES[name](rows)
     warm_kernels()
+    before, released, _ = before.partition("-released")
     if before == "fallback":  # in the calling thread, as auto_fit once did
         fallback_model(X, y, task, 0, 1, None)
     elif before == "fallback-thread":  # its OpenMP team ends with the thread
@@ -156,6 +180,11 @@ def measure(name: str, rows: int, before: str, repeat: int) -> list[float]:
     elif before == "xgboost-predict":  # the caller's own XGBoost model
         model = xgboost.XGBRegressor(n_estimators=10, n_jobs=2)
         model.fit(X.select_dtypes("number"), y).predict(X.select_dtypes("number"))
+    elif before == "hgb":  # the caller's scikit-learn model
+        numbers = X.select_dtypes("number")
+        HistGradientBoostingRegressor(max_iter=10).fit(numbers, y)
+    if released:  # the caller's team released, as auto_fit does when it starts
+        release_callers_openmp_team()
     medians = []
     with ThreadPoolExecutor(1) as pool:
         for threads in (1, 2):
@@ -178,7 +207,7 @@ def main() -> None:
     )  # fmt: skip
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPU(s); autocat {autocat.__version__}")
-    print(f"{'table':>18} {'before':>16} {'1 thread':>9} {'2 threads':>9} {'2/1':>5}")
+    print(f"{'table':>18} {'before':>24} {'1 thread':>9} {'2 threads':>9} {'2/1':>5}")
     # Each setting in a fresh process: an OpenMP team, once started in the
     # main thread, stays for the life of the process.
     spawn = multiprocessing.get_context("spawn")
@@ -188,7 +217,7 @@ def main() -> None:
                 setting = (name, args.rows, before, args.repeat)
                 one, two = process.apply(measure, setting)
             print(
-                f"{name:>18} {before:>16} {one:9.2f} {two:9.2f} {two / one:5.2f}",
+                f"{name:>18} {before:>24} {one:9.2f} {two:9.2f} {two / one:5.2f}",
                 flush=True,
             )
 
